@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Per-device counters.  Each CPU bumps its own copy without locking; the
+ * RDMA core's statistics interface sums them when asked.
+ */
+#include <rdma/ib_verbs.h>
+
+#include "sroce.h"
+
+static const struct rdma_stat_desc sroce_counter_descs[] = {
+	[SROCE_CNT_RX_PACKETS].name = "rx_packets",
+	[SROCE_CNT_RX_DROP_MALFORMED].name = "rx_drop_malformed",
+	[SROCE_CNT_RX_DROP_NO_QP].name = "rx_drop_no_qp",
+	[SROCE_CNT_TX_PACKETS].name = "tx_packets",
+};
+
+static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);
+
+static struct rdma_hw_stats *sroce_alloc_port_stats(struct ib_device *ibdev,
+						    u32 port_num)
+{
+	return rdma_alloc_hw_stats_struct(sroce_counter_descs,
+					  SROCE_NUM_COUNTERS,
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+static int sroce_get_port_stats(struct ib_device *ibdev,
+				struct rdma_hw_stats *stats, u32 port, int index)
+{
+	struct sroce_dev *sdev = to_sdev(ibdev);
+	int cpu, i;
+
+	for (i = 0; i < SROCE_NUM_COUNTERS; i++)
+		stats->value[i] = 0;
+	for_each_possible_cpu(cpu) {
+		const struct sroce_stats *s = per_cpu_ptr(sdev->stats, cpu);
+
+		for (i = 0; i < SROCE_NUM_COUNTERS; i++)
+			stats->value[i] += READ_ONCE(s->cnt[i]);
+	}
+	return SROCE_NUM_COUNTERS;
+}
+
+static const struct ib_device_ops sroce_counter_ops = {
+	.alloc_hw_port_stats = sroce_alloc_port_stats,
+	.get_hw_stats = sroce_get_port_stats,
+};
+
+void sroce_counters_set_ops(struct ib_device *ibdev)
+{
+	ib_set_device_ops(ibdev, &sroce_counter_ops);
+}

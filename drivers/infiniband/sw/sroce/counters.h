@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Per-device packet counters, exported as RDMA hw counters
+ * (rdma statistic show link sroce0/1).
+ */
+#ifndef SROCE_COUNTERS_H
+#define SROCE_COUNTERS_H
+
+#include <linux/percpu.h>
+#include <linux/types.h>
+
+enum sroce_counter {
+	SROCE_CNT_RX_PACKETS,
+	SROCE_CNT_RX_DROP_MALFORMED,
+	SROCE_CNT_RX_DROP_NO_QP,
+	SROCE_CNT_TX_PACKETS,
+	SROCE_NUM_COUNTERS
+};
+
+struct sroce_stats {
+	u64 cnt[SROCE_NUM_COUNTERS];
+};
+
+struct ib_device;
+void sroce_counters_set_ops(struct ib_device *ibdev);
+
+#endif /* SROCE_COUNTERS_H */

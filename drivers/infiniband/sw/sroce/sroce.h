@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * sroce: a software RoCEv2 RDMA device.
+ *
+ * The objects every part of the driver shares: the device, and the
+ * functions each file exports to the others.  Locking and lifetime rules
+ * are in Documentation/sroce.rst.
+ */
+#ifndef SROCE_H
+#define SROCE_H
+
+#include <linux/list.h>
+#include <linux/netdevice.h>
+#include <linux/percpu.h>
+#include <rdma/ib_verbs.h>
+#include <sroce/compat.h>
+
+#include "params.h"
+#include "counters.h"
+
+/**
+ * struct sroce_pd - a protection domain
+ * @ibpd: the core's object; must stay first
+ */
+struct sroce_pd {
+	struct ib_pd ibpd;
+};
+
+/**
+ * struct sroce_ucontext - a user context (one open of uverbsN)
+ * @ibuc: the core's object; must stay first
+ */
+struct sroce_ucontext {
+	struct ib_ucontext ibuc;
+};
+
+/**
+ * struct sroce_dev - one RDMA device bound to one Ethernet netdev
+ * @ibdev: the RDMA core's device; must stay first (ib_alloc_device)
+ * @ndev: the netdev, referenced from creation until dealloc_driver
+ * @ndev_tracker: reference tracker for @ndev
+ * @list: entry in the global device list (sroce_devices_lock, RCU)
+ * @registered: ib_register_device() has returned success
+ * @ndev_gone: the netdev started unregistering; the device must follow
+ * @port_active: the port state last reported with an ib_event
+ * @attr: device attributes, fixed at creation
+ * @stats: per-CPU counters, see counters.h
+ */
+struct sroce_dev {
+	struct ib_device ibdev;
+	struct net_device *ndev;
+	netdevice_tracker ndev_tracker;
+	struct list_head list;
+	bool registered;
+	bool ndev_gone;
+	bool port_active;
+	struct ib_device_attr attr;
+	struct sroce_stats __percpu *stats;
+};
+
+static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct sroce_dev, ibdev);
+}
+
+/* Count one event; safe from any context, including softirq. */
+static inline void sroce_count(struct sroce_dev *sdev, enum sroce_counter c)
+{
+	this_cpu_inc(sdev->stats->cnt[c]);
+}
+
+/* main.c: the device list */
+void sroce_devices_lock_acquire(void);
+void sroce_devices_lock_release(void);
+struct sroce_dev *sroce_find_dev_rcu(const struct net_device *ndev);
+int sroce_dev_claim(struct sroce_dev *sdev, struct net_device *ndev);
+void sroce_dev_unlink(struct sroce_dev *sdev);
+
+/* device.c: ib_device creation and the device/port verbs */
+int sroce_dev_add(const char *name, struct net_device *ndev);
+
+/* netdev.c: following the netdev */
+bool sroce_port_is_active(const struct sroce_dev *sdev);
+void sroce_port_update(struct sroce_dev *sdev);
+enum ib_mtu sroce_ndev_ib_mtu(const struct net_device *ndev);
+int sroce_netdev_init(void);
+void sroce_netdev_exit(void);
+
+/* udp.c: the RoCEv2 UDP sockets, one pair per network namespace */
+int sroce_udp_init(void);
+void sroce_udp_exit(void);
+
+#endif /* SROCE_H */

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The RoCEv2 UDP sockets.  Every network namespace gets its own pair
+ * (IPv4 and IPv6) bound to port 4791, so that devices on netdevs in any
+ * namespace send and receive there.  The sockets live exactly as long as
+ * the namespace; a namespace cannot go away before the sroce devices on
+ * its netdevs have (the netdev core waits for their references).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ipv6.h>
+#include <linux/skbuff.h>
+#include <net/ipv6.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+#include <net/udp_tunnel.h>
+
+#include "sroce.h"
+
+struct sroce_net {
+	struct socket *sock4;
+	struct socket *sock6;
+};
+
+static unsigned int sroce_net_id __read_mostly;
+
+/*
+ * Packets for port 4791 arrive here in softirq, with skb->data at the UDP
+ * header.  Until the data path exists, every packet is counted and
+ * dropped.  Return 0: the skb is ours.
+ */
+static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
+{
+	struct sroce_dev *sdev;
+
+	rcu_read_lock();
+	sdev = sroce_find_dev_rcu(skb->dev);
+	if (sdev) {
+		sroce_count(sdev, SROCE_CNT_RX_PACKETS);
+		sroce_count(sdev, SROCE_CNT_RX_DROP_NO_QP);
+	}
+	rcu_read_unlock();
+	kfree_skb(skb);
+	return 0;
+}
+
+static int sroce_udp_open(struct net *net, bool ipv6, struct socket **sockp)
+{
+	struct udp_tunnel_sock_cfg tcfg = {
+		.encap_type = 1,
+		.encap_rcv = sroce_udp_encap_recv,
+	};
+	struct udp_port_cfg ucfg = {
+		.local_udp_port = htons(SROCE_UDP_PORT),
+	};
+	struct socket *sock;
+	int err;
+
+	if (ipv6) {
+		ucfg.family = AF_INET6;
+		ucfg.ipv6_v6only = 1;
+		ucfg.use_udp6_rx_checksums = 1;
+	} else {
+		ucfg.family = AF_INET;
+	}
+	err = udp_sock_create(net, &ucfg, &sock);
+	if (err)
+		return err;
+	setup_udp_tunnel_sock(net, sock, &tcfg);
+	*sockp = sock;
+	return 0;
+}
+
+static void sroce_udp_close(struct socket **sockp)
+{
+	if (*sockp) {
+		udp_tunnel_sock_release(*sockp);
+		*sockp = NULL;
+	}
+}
+
+static int __net_init sroce_net_init(struct net *net)
+{
+	struct sroce_net *sn = net_generic(net, sroce_net_id);
+	int err;
+
+	err = sroce_udp_open(net, false, &sn->sock4);
+	if (err)
+		goto fail;
+	if (ipv6_mod_enabled()) {
+		err = sroce_udp_open(net, true, &sn->sock6);
+		if (err)
+			goto fail;
+	}
+	return 0;
+
+fail:
+	if (err == -EADDRINUSE)
+		pr_err("UDP port %d is already in use%s; is rdma_rxe loaded?\n",
+		       SROCE_UDP_PORT,
+		       net_eq(net, &init_net) ? "" : " in a network namespace");
+	else
+		pr_err("cannot open UDP port %d: %d\n", SROCE_UDP_PORT, err);
+	sroce_udp_close(&sn->sock4);
+	return err;
+}
+
+static void __net_exit sroce_net_exit(struct net *net)
+{
+	struct sroce_net *sn = net_generic(net, sroce_net_id);
+
+	sroce_udp_close(&sn->sock6);
+	sroce_udp_close(&sn->sock4);
+}
+
+static struct pernet_operations sroce_net_ops = {
+	.init = sroce_net_init,
+	.exit = sroce_net_exit,
+	.id = &sroce_net_id,
+	.size = sizeof(struct sroce_net),
+};
+
+int sroce_udp_init(void)
+{
+	return register_pernet_subsys(&sroce_net_ops);
+}
+
+void sroce_udp_exit(void)
+{
+	unregister_pernet_subsys(&sroce_net_ops);
+}

@@ -1,0 +1,95 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install, with apt, everything sroce needs to build, check and test on a
+# fresh Debian 12 machine.  Idempotent: packages already present are kept.
+#
+# The 6.12 kernel is the newest linux-headers-6.12.*+deb12-amd64 whose
+# linux-image of the same version is in the archive; it is looked up at run
+# time because the archive drops old point releases.
+
+set -euo pipefail
+
+export DEBIAN_FRONTEND=noninteractive
+APT_OPTS=(-y -q -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold)
+
+log() { echo "deps: $*" >&2; }
+
+# apt-cache needs lists; refresh them once a day at most.
+lists_fresh() {
+	local stamp=/var/lib/apt/periodic/update-success-stamp
+	[ -n "$(find /var/lib/apt/lists -maxdepth 1 -name '*Packages*' -mmin -1440 2>/dev/null | head -n 1)" ] ||
+		{ [ -e "$stamp" ] && [ -n "$(find "$stamp" -mmin -1440)" ]; }
+}
+
+if ! lists_fresh; then
+	log "apt-get update"
+	apt-get update -q >/dev/null
+fi
+
+has_candidate() {
+	local out
+
+	out=$(apt-cache policy "$1" 2>/dev/null)
+	[[ $out == *"Candidate: "[0-9]* ]]
+}
+
+newest_612() {
+	local v
+	for v in $(apt-cache search --names-only '^linux-headers-6\.12\.[0-9]+\+deb12-amd64$' |
+		   awk '{print $1}' | sed 's/^linux-headers-//' | sort -rV); do
+		if has_candidate "linux-image-$v" ||
+		   has_candidate "linux-image-$v-unsigned"; then
+			echo "$v"
+			return 0
+		fi
+	done
+	return 1
+}
+
+V612=$(newest_612) || { log "no 6.12 kernel with headers and image found"; exit 1; }
+log "6.12 kernel: $V612"
+
+image_612=linux-image-$V612
+has_candidate "$image_612" || image_612=linux-image-$V612-unsigned
+
+PKGS=(
+	build-essential bc bison flex libelf-dev libssl-dev dwarves xz-utils
+	linux-image-amd64 linux-headers-amd64
+	"$image_612" "linux-headers-$V612"
+	linux-source-6.12
+	qemu-system-x86 busybox-static kmod cpio
+	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev librdmacm-dev
+	perftest rdmacm-utils python3-pyverbs infiniband-diags
+	iproute2 tcpdump sparse nvme-cli
+	python3-matplotlib
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+	log "installing: ${missing[*]}"
+	apt-get install "${APT_OPTS[@]}" --no-install-recommends "${missing[@]}"
+else
+	log "all packages present"
+fi
+
+# linux-source ships a tarball; unpack it once for checkpatch and the debug
+# kernel.  Keyed by the tarball so an upgrade unpacks afresh.
+src_tar=$(ls /usr/src/linux-source-6.12.tar.xz 2>/dev/null || true)
+if [ -n "$src_tar" ]; then
+	dest=/var/cache/sroce/linux-source-6.12
+	stamp=$dest/.unpacked-$(stat -c %Y "$src_tar")
+	if [ ! -e "$stamp" ]; then
+		log "unpacking $src_tar into $dest"
+		rm -rf "$dest"
+		mkdir -p "$dest"
+		tar -C "$dest" --strip-components=1 -xf "$src_tar"
+		touch "$stamp"
+	fi
+fi
+log "done"

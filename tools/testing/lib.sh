@@ -1,0 +1,300 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Sourced by every test in tools/testing/tests/, inside the test VM:
+#
+#   . "$(dirname "$0")/../lib.sh"
+#
+# A test prints TAP (https://testanything.org) on stdout with the helpers
+# below and ends with tap_done.  Lines starting with "# " are diagnostics.
+# The library sets no shell options: a failed command does not end a test,
+# it just makes an assertion fail.  Use bail_out when going on is pointless.
+#
+# Environment (set by tools/testing/vm/guest.sh):
+#   SROCE_REPO        the repository, as seen in the guest (read-only)
+#   SROCE_MODULE_DIR  where the built modules are: $SROCE_MODULE_DIR/<uname -r>/
+#   SROCE_MODINDEX    module indexes made on the host (vm/modindex.sh)
+
+SROCE_TESTING=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SROCE_REPO=${SROCE_REPO:-$(cd "$SROCE_TESTING/../.." && pwd)}
+SROCE_MODULE_DIR=${SROCE_MODULE_DIR:-$SROCE_REPO/build}
+KVER=$(uname -r)
+SROCE_KO=$SROCE_MODULE_DIR/$KVER/sroce.ko
+# sroce_install leaves its verdict here, once per boot.
+SROCE_STATE=/run/sroce
+
+# pyverbs is only in Debian's python; another python3 may come first on PATH.
+PYTHON=/usr/bin/python3
+
+# ---------------------------------------------------------------- TAP ----
+
+_tap_n=0
+_tap_failed=0
+
+# diag TEXT...: print TEXT as TAP diagnostic lines ("# ...").
+diag() {
+	printf '%s\n' "$@" | sed 's/^/# /'
+}
+
+ok() {
+	_tap_n=$((_tap_n + 1))
+	echo "ok $_tap_n - $1"
+}
+
+# not_ok DESC [DIAGNOSTIC...]
+not_ok() {
+	_tap_n=$((_tap_n + 1))
+	_tap_failed=$((_tap_failed + 1))
+	echo "not ok $_tap_n - $1"
+	shift
+	[ $# -eq 0 ] || diag "$@"
+}
+
+# skip DESC REASON: an assertion that was not tried (counted as skipped).
+skip() {
+	_tap_n=$((_tap_n + 1))
+	echo "ok $_tap_n - $1 # SKIP ${2:-}"
+}
+
+# The last 40 lines of a command's output, for diagnostics.
+_tail_output() {
+	printf '%s\n' "$1" | tail -n 40
+}
+
+# check DESC CMD [ARG...]: ok if CMD exits 0; otherwise show its output.
+check() {
+	local desc=$1 out rc=0
+	shift
+	out=$("$@" 2>&1) || rc=$?
+	if [ $rc -eq 0 ]; then
+		ok "$desc"
+	else
+		not_ok "$desc" "command: $*" "exit status: $rc" "$(_tail_output "$out")"
+	fi
+	return $rc
+}
+
+# check_fail DESC CMD [ARG...]: ok if CMD fails (exits non-zero).
+check_fail() {
+	local desc=$1 out rc=0
+	shift
+	out=$("$@" 2>&1) || rc=$?
+	if [ $rc -ne 0 ]; then
+		ok "$desc"
+		return 0
+	fi
+	not_ok "$desc" "command: $*" "expected failure, got exit status 0" \
+		"$(_tail_output "$out")"
+	return 1
+}
+
+# check_output DESC ERE CMD [ARG...]: ok if the output (stdout and stderr)
+# of CMD matches the extended regular expression ERE, whatever CMD's exit
+# status.  The output is left in $CHECK_OUTPUT for further checks.
+check_output() {
+	local desc=$1 re=$2 rc=0
+	shift 2
+	CHECK_OUTPUT=$("$@" 2>&1) || rc=$?
+	if printf '%s\n' "$CHECK_OUTPUT" | grep -Eq -- "$re"; then
+		ok "$desc"
+		return 0
+	fi
+	not_ok "$desc" "command: $*" "exit status: $rc" "expected to match: $re" \
+		"$(_tail_output "$CHECK_OUTPUT")"
+	return 1
+}
+
+# tap_done: print the plan and end the test; fails if any assertion failed.
+tap_done() {
+	echo "1..$_tap_n"
+	[ $_tap_failed -eq 0 ] && exit 0
+	exit 1
+}
+
+# bail_out REASON: stop the test now (the harness counts it as a failure).
+bail_out() {
+	echo "Bail out! $*"
+	exit 1
+}
+
+# ------------------------------------------------------------ waiting ----
+
+# poll_until TIMEOUT CMD [ARG...]: run CMD until it succeeds, for at most
+# TIMEOUT seconds.  Quiet; returns CMD's last status.  Polls twice a second:
+# under TCG every fork is expensive.
+poll_until() {
+	local timeout=$1 deadline
+	shift
+	deadline=$((SECONDS + timeout))
+	until "$@" >/dev/null 2>&1; do
+		[ $SECONDS -lt $deadline ] || return 1
+		sleep 0.5
+	done
+}
+
+# wait_for DESC TIMEOUT CMD [ARG...]: an assertion: ok once CMD succeeds,
+# not ok if it still fails after TIMEOUT seconds.
+wait_for() {
+	local desc=$1 timeout=$2 start=$SECONDS out
+	shift 2
+	if poll_until "$timeout" "$@"; then
+		ok "$desc"
+		return 0
+	fi
+	out=$("$@" 2>&1)
+	not_ok "$desc" "timed out after $((SECONDS - start)) s: $*" "$(_tail_output "$out")"
+	return 1
+}
+
+# --------------------------------------------------------- the module ----
+
+# sroce_install: make the built modules ($SROCE_MODULE_DIR/<uname -r>/*.ko)
+# loadable with "modprobe sroce" and autoloadable by "rdma link add ...
+# type sroce" (module alias rdma-link-sroce), without writing to the host's
+# /lib/modules (the guest's root is the host's /, read-only over 9p).
+#
+# How: an overlayfs on /lib/modules/<uname -r> whose upper layer is tmpfs;
+# the .ko files go to updates/ (which depmod prefers to kernel/) with the
+# module indexes depmod made for them on the host ($SROCE_MODINDEX, see
+# vm/modindex.sh).  Without those indexes it runs depmod here, which works
+# but takes a minute or more under TCG.
+#
+# Done once per boot, by the harness before the first test; later calls
+# return the first verdict.  On failure the reason is in
+# $SROCE_STATE/install-error and require_sroce reports it.
+sroce_install() {
+	local moddir=/lib/modules/$KVER err
+
+	[ -e "$SROCE_STATE/installed" ] && return 0
+	[ -e "$SROCE_STATE/install-error" ] && return 1
+	mkdir -p "$SROCE_STATE"
+	if err=$(_sroce_install "$moddir" 2>&1); then
+		touch "$SROCE_STATE/installed"
+		return 0
+	fi
+	printf '%s\n' "$err" >"$SROCE_STATE/install-error"
+	return 1
+}
+
+_sroce_install() {
+	local moddir=$1 ovl=$SROCE_STATE/modules
+
+	[ -e "$SROCE_KO" ] || {
+		echo "no $SROCE_KO: build the module (make) or pass --module-dir"
+		return 1
+	}
+	if ! mountpoint -q "$moddir"; then
+		mkdir -p "$ovl/upper" "$ovl/work" || return 1
+		mount -t overlay overlay \
+			-o "lowerdir=$moddir,upperdir=$ovl/upper,workdir=$ovl/work" \
+			"$moddir" || return 1
+	fi
+	if [ -n "${SROCE_MODINDEX:-}" ] && [ -d "$SROCE_MODINDEX" ]; then
+		cp -r "$SROCE_MODINDEX/." "$moddir/" || return 1
+	else
+		mkdir -p "$moddir/updates" &&
+			cp "$SROCE_MODULE_DIR/$KVER"/*.ko "$moddir/updates/" &&
+			depmod -a "$KVER" || return 1
+	fi
+	modinfo sroce >/dev/null || return 1
+}
+
+# require_sroce: end the test with a failed assertion unless sroce_install
+# succeeded.  Call it first in every test that needs the module.
+require_sroce() {
+	sroce_install && return 0
+	not_ok "sroce module is installed" \
+		"$(cat "$SROCE_STATE/install-error" 2>/dev/null || echo 'sroce_install failed')"
+	tap_done
+}
+
+sroce_load() { modprobe sroce "$@"; }
+sroce_unload() { rmmod sroce; }
+
+# rdma_gid_index DEV PORT ADDRESS [TYPE]: print the index of the GID of
+# ADDRESS (IPv4 or IPv6) on DEV's PORT, of TYPE ("RoCE v2" by default).
+# Reads only the first 16 entries: the whole sysfs table (1024 entries)
+# takes minutes under TCG.
+rdma_gid_index() {
+	local dev=$1 port=$2 addr=$3 type=${4:-RoCE v2} want i dir gid
+	dir=/sys/class/infiniband/$dev/ports/$port
+	want=$($PYTHON -c '
+import ipaddress, sys
+a = ipaddress.ip_address(sys.argv[1])
+if a.version == 4:
+    a = ipaddress.IPv6Address("::ffff:" + str(a))
+h = a.exploded.replace(":", "")
+print(":".join(h[i:i + 4] for i in range(0, 32, 4)))' "$addr") || return 1
+	for i in $(seq 0 15); do
+		gid=$(cat "$dir/gids/$i" 2>/dev/null) || continue
+		[ "$gid" = "$want" ] || continue
+		[ "$(cat "$dir/gid_attrs/types/$i" 2>/dev/null)" = "$type" ] || continue
+		echo "$i"
+		return 0
+	done
+	return 1
+}
+
+# ----------------------------------------------------------- topology ----
+#
+# Everything lives inside the VM: these addresses never leave it.
+
+# run_ns NS CMD [ARG...]: run CMD in network namespace NS.
+run_ns() {
+	local ns=$1
+	shift
+	ip netns exec "$ns" "$@"
+}
+
+# True once no address in namespace NS is still tentative (IPv6 DAD) and
+# every veth there has carrier.
+_topo_ready() {
+	local ns=$1
+	! ip -n "$ns" addr show | grep -q tentative &&
+		! ip -n "$ns" link show type veth | grep -q NO-CARRIER
+}
+
+# _topo_addr NS DEV V4 V6: bring lo and DEV up and give DEV its addresses.
+_topo_addr() {
+	local ns=$1 dev=$2 v4=$3 v6=$4
+	ip -n "$ns" link set lo up &&
+		ip -n "$ns" addr add "$v4/24" dev "$dev" &&
+		ip -n "$ns" addr add "$v6/64" dev "$dev" nodad &&
+		ip -n "$ns" link set "$dev" up
+}
+
+# topo_veth: two hosts, one wire.
+#   ns0: veth0 10.0.0.1/24 fd00::1/64  <---->  ns1: veth1 10.0.0.2/24 fd00::2/64
+topo_veth() {
+	topo_clean
+	ip netns add ns0 && ip netns add ns1 &&
+		ip link add veth0 netns ns0 type veth peer name veth1 netns ns1 &&
+		_topo_addr ns0 veth0 10.0.0.1 fd00::1 &&
+		_topo_addr ns1 veth1 10.0.0.2 fd00::2 &&
+		poll_until 10 _topo_ready ns0 && poll_until 10 _topo_ready ns1
+}
+
+# topo_loopback: one host talking to itself through one device.
+#   ns0: veth0 10.0.0.1/24 fd00::1/64, its peer veth1 also in ns0, up, with
+#   no address.
+# A veth rather than a dummy device: it has a MAC address and carrier like
+# a NIC, and the peer is where a capture (tcpdump -i veth1) sees what the
+# RDMA device sends.  Traffic to 10.0.0.1 stays in the RDMA device's
+# loopback path; nothing is meant to answer on veth1.
+topo_loopback() {
+	topo_clean
+	ip netns add ns0 &&
+		ip -n ns0 link add veth0 type veth peer name veth1 &&
+		_topo_addr ns0 veth0 10.0.0.1 fd00::1 &&
+		ip -n ns0 link set veth1 up &&
+		poll_until 10 _topo_ready ns0
+}
+
+# topo_clean: delete the namespaces (and so the veths) of either topology.
+topo_clean() {
+	local ns
+	for ns in ns0 ns1; do
+		ip netns del "$ns" 2>/dev/null
+	done
+	return 0
+}
