@@ -169,3 +169,5 @@ MODULE_AUTHOR("The sroce developers");
 MODULE_DESCRIPTION("Software RoCEv2 RDMA device");
 MODULE_LICENSE("GPL");
 MODULE_ALIAS_RDMA_LINK("sroce");
+/* Users reach the device through uverbs; have it there from the start. */
+MODULE_SOFTDEP("pre: ib_uverbs");

@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Memory regions: the per-device key table, the MR verbs, and the checked
+ * access to MR memory that the data path uses (lookups, copies, atomics,
+ * SGE lists).
+ *
+ * Keys.  An MR's lkey and rkey are the same value, index << 8 | key: the
+ * index (1 .. SROCE_MAX_MR) comes from the device's table, allocated
+ * cyclically so that a freed index is reused as late as possible; the low
+ * byte starts random and a fast-reg MR's owner changes it with each
+ * IB_WR_REG_MR.  Index 0 is never allocated, so the device's
+ * local_dma_lkey (0, not advertised) never names an MR.  Kernel ULPs use
+ * pd->local_dma_lkey, the lkey of the DMA MR the core creates in
+ * __ib_alloc_pd() with sroce_get_dma_mr() because sroce does not set
+ * IBK_LOCAL_DMA_LKEY; that MR belongs to the PD, so lookups with the QP's
+ * PD find it.
+ *
+ * Kinds.  A DMA MR (get_dma_mr, kernel PDs only) covers the whole kernel
+ * address space: with virt DMA an SGE address from a kernel ULP is a
+ * kernel virtual address.  A user MR (reg_user_mr) pins pages with
+ * ib_umem_get(); its memory is reached with kmap_local_page().  A
+ * fast-reg MR (alloc_mr) is a list of up to max_num_sg blocks of
+ * mr->ibmr.page_size bytes given by map_mr_sg(), made valid by
+ * sroce_mr_fast_reg() and invalid again by sroce_mr_invalidate(); its
+ * blocks are kernel virtual addresses too.
+ *
+ * Lifetime.  The table holds an MR from the end of its creation verb
+ * until dereg_mr erases it; the lookup path finds it under RCU and takes
+ * a reference with refcount_inc_not_zero().  dereg_mr erases the index,
+ * drops the table's reference, waits until every other reference is gone
+ * and only then unpins the memory; the structure itself is freed after an
+ * RCU grace period.  The rule for the data path: a reference from
+ * sroce_mr_lookup() may be held while one packet or one work request
+ * step is processed, never across waiting for the peer (a timer, an ACK,
+ * the next packet of a message), because dereg_mr would wait for it.
+ * Look the MR up again for the next packet.
+ *
+ * Contexts.  The verbs (get_dma_mr, reg_user_mr, alloc_mr, map_mr_sg,
+ * dereg_mr) and the table init/destroy run in process context and may
+ * sleep.  Everything else declared here may be called from any context,
+ * softirq included, except hard interrupt context; nothing of it sleeps.
+ *
+ * Errors from lookups, copies and atomics (negative errnos):
+ *   -ENOKEY       no MR carries this key (index unused, or key byte differs)
+ *   -EKEYREVOKED  the MR is not valid (a fast-reg MR not registered yet, or
+ *                 invalidated)
+ *   -EPERM        the MR belongs to another PD
+ *   -EACCES       the MR does not grant the access asked for
+ *   -ERANGE       the range is not inside the MR
+ *   -EINVAL       an atomic on an address that is not 8-byte aligned
+ *   -ENOSPC       an SGE list is shorter than the data (sroce_sgl_*)
+ *   -EFAULT       the skb is shorter than asked for, or an internal error
+ * sroce_mr_wc_status() turns them into a work completion status.
+ */
+#ifndef SROCE_MR_H
+#define SROCE_MR_H
+
+#include <linux/completion.h>
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/xarray.h>
+#include <rdma/ib_verbs.h>
+
+struct ib_umem;
+struct sk_buff;
+struct sroce_dev;
+struct sroce_pd;
+
+/* The largest user MR; its page array takes 8 bytes per 4 KiB page. */
+#define SROCE_MAX_MR_SIZE	BIT_ULL(38)	/* 256 GiB */
+
+#define SROCE_ACCESS_REMOTE	(IB_ACCESS_REMOTE_READ | \
+				 IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_ATOMIC)
+
+/**
+ * struct sroce_mr_table - the MRs of one device, by key index
+ * @xa: index -> struct sroce_mr; readers use RCU, writers the xa_lock
+ * @next: where the cyclic allocation continues
+ */
+struct sroce_mr_table {
+	struct xarray xa;
+	u32 next;
+};
+
+enum sroce_mr_state {
+	SROCE_MR_FREE,		/* fast-reg MR without a registration */
+	SROCE_MR_VALID,
+};
+
+enum sroce_copy_dir {
+	SROCE_TO_MR,		/* write MR memory */
+	SROCE_FROM_MR,		/* read MR memory */
+};
+
+/**
+ * struct sroce_mr - a memory region
+ * @ibmr: the core's object; must stay first
+ * @sdev: the device
+ * @pd: the protection domain, fixed at creation
+ * @ref: one for the table, one per lookup that found the MR
+ * @released: completed when @ref drops to zero
+ * @lock: serializes registration and invalidation of a fast-reg MR with
+ *	lookups of it; other MRs never change after creation
+ * @type: IB_MR_TYPE_DMA, IB_MR_TYPE_USER or IB_MR_TYPE_MEM_REG
+ * @state: a user or DMA MR is always valid
+ * @key: the current lkey == rkey
+ * @access: IB_ACCESS_* flags granted
+ * @iova: the first address of the MR (a kernel address for a DMA MR)
+ * @length: its length in bytes
+ * @umem: user MR: the pinned memory
+ * @pages: user MR: the pinned pages
+ * @npages: user MR: entries in @pages
+ * @page_off: user MR: offset of @iova in pages[0]
+ * @blocks: fast-reg MR: kernel addresses of the blocks, @max_blocks of them
+ * @max_blocks: fast-reg MR: max_num_sg from alloc_mr
+ * @nblocks: fast-reg MR: blocks of the current registration
+ * @block_shift: fast-reg MR: log2 of the block size of the registration
+ * @first_off: fast-reg MR: offset of @iova in blocks[0]
+ * @map_nblocks: fast-reg MR: blocks mapped by the last map_mr_sg
+ * @map_shift: fast-reg MR: their block size, log2
+ * @map_first_off: fast-reg MR: offset of the first byte mapped in blocks[0]
+ * @rcu: frees the structure after lookups that raced dereg are done
+ */
+struct sroce_mr {
+	struct ib_mr ibmr;
+	struct sroce_dev *sdev;
+	struct sroce_pd *pd;
+	refcount_t ref;
+	struct completion released;
+	spinlock_t lock;
+	enum ib_mr_type type;
+	enum sroce_mr_state state;
+	u32 key;
+	int access;
+	u64 iova;
+	u64 length;
+
+	struct ib_umem *umem;
+	struct page **pages;
+	unsigned int npages;
+	unsigned int page_off;
+
+	u64 *blocks;
+	unsigned int max_blocks;
+	unsigned int nblocks;
+	unsigned int block_shift;
+	unsigned int first_off;
+	unsigned int map_nblocks;
+	unsigned int map_shift;
+	unsigned int map_first_off;
+
+	struct rcu_head rcu;
+};
+
+/**
+ * struct sroce_sgl_cursor - a position in an SGE list
+ * @sge: index of the current SGE
+ * @off: bytes of it already done
+ *
+ * Zero it to start at the beginning; the sroce_sgl_* helpers advance it,
+ * so a message spread over several packets continues where the previous
+ * packet stopped.
+ */
+struct sroce_sgl_cursor {
+	unsigned int sge;
+	u32 off;
+};
+
+static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct sroce_mr, ibmr);
+}
+
+void sroce_mr_table_init(struct sroce_mr_table *table);
+void sroce_mr_table_destroy(struct sroce_mr_table *table);
+void sroce_mr_set_ops(struct ib_device *ibdev);
+
+struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, struct sroce_pd *pd,
+				 u32 key, bool remote, int access, u64 iova,
+				 u64 length, int *err);
+
+/**
+ * sroce_mr_put - drop a reference from sroce_mr_lookup()
+ * @mr: the MR; may be NULL
+ */
+static inline void sroce_mr_put(struct sroce_mr *mr)
+{
+	if (mr && refcount_dec_and_test(&mr->ref))
+		complete(&mr->released);
+}
+
+int sroce_mr_fast_reg(struct sroce_mr *mr, struct sroce_pd *pd, u32 key,
+		      int access);
+int sroce_mr_invalidate(struct sroce_dev *sdev, struct sroce_pd *pd, u32 key);
+
+int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+		  enum sroce_copy_dir dir, u32 *crc);
+int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
+		      int skb_off, u32 len, enum sroce_copy_dir dir, u32 *crc);
+int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swap, u64 compare,
+		    u64 swap_add, u64 *orig);
+
+int sroce_sgl_copy(struct sroce_dev *sdev, struct sroce_pd *pd,
+		   const struct ib_sge *sgl, unsigned int num_sge,
+		   struct sroce_sgl_cursor *cur, void *buf, u32 len,
+		   enum sroce_copy_dir dir, u32 *crc);
+int sroce_sgl_copy_skb(struct sroce_dev *sdev, struct sroce_pd *pd,
+		       const struct ib_sge *sgl, unsigned int num_sge,
+		       struct sroce_sgl_cursor *cur, struct sk_buff *skb,
+		       int skb_off, u32 len, enum sroce_copy_dir dir, u32 *crc);
+int sroce_sgl_advance(const struct ib_sge *sgl, unsigned int num_sge,
+		      struct sroce_sgl_cursor *cur, u32 len);
+
+/**
+ * sroce_mr_wc_status - the completion status for an MR error
+ * @err: a negative errno from the functions above
+ * @remote: the access was for the peer (RDMA READ/WRITE, atomic,
+ *	remote invalidate): the status is the one the requester reports
+ *	once the responder has NAKed
+ *
+ * Not for sroce_mr_fast_reg() or a local sroce_mr_invalidate(): their
+ * failures complete the work request with IB_WC_LOC_QP_OP_ERR.
+ */
+static inline enum ib_wc_status sroce_mr_wc_status(int err, bool remote)
+{
+	switch (err) {
+	case -ENOSPC:
+		return remote ? IB_WC_REM_INV_REQ_ERR : IB_WC_LOC_LEN_ERR;
+	case -EINVAL:
+		return remote ? IB_WC_REM_INV_REQ_ERR : IB_WC_LOC_QP_OP_ERR;
+	default:
+		return remote ? IB_WC_REM_ACCESS_ERR : IB_WC_LOC_PROT_ERR;
+	}
+}
+
+#endif /* SROCE_MR_H */
