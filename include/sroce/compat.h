@@ -40,4 +40,22 @@ static inline void ib_mark_name_assigned_by_user(struct ib_device *ibdev)
 }
 #endif
 
+/*
+ * 6.12 names the virt DMA convention (dma_device NULL: a DMA address is
+ * the kernel virtual address); 6.1 open-codes it.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 12, 0)
+#include <linux/mm.h>
+
+static inline void *ib_virt_dma_to_ptr(u64 dma_addr)
+{
+	return (void *)(uintptr_t)dma_addr;
+}
+
+static inline struct page *ib_virt_dma_to_page(u64 dma_addr)
+{
+	return virt_to_page(ib_virt_dma_to_ptr(dma_addr));
+}
+#endif
+
 #endif /* SROCE_COMPAT_H */

@@ -9,6 +9,11 @@
 #include "sroce.h"
 #include "cq.h"
 
+/* The layouts librxe reads (struct ibv_wc is the same 48 bytes). */
+static_assert(sizeof(struct ib_uverbs_wc) == 48);
+static_assert(sizeof(struct rxe_create_cq_resp) == 16);
+static_assert(sizeof(struct rxe_resize_cq_resp) == 16);
+
 /*
  * libibverbs' IBV_WC_* flag bits, which is what librxe hands to
  * applications unchanged.  Only GRH and WITH_IMM have the same values as

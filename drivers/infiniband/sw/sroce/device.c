@@ -12,6 +12,8 @@
 #include <rdma/ib_mad.h>
 
 #include "sroce.h"
+#include "cq.h"
+#include "srq.h"
 
 static void sroce_init_attr(struct sroce_dev *sdev)
 {
@@ -20,7 +22,7 @@ static void sroce_init_attr(struct sroce_dev *sdev)
 	a->fw_ver = (u64)SROCE_FW_MAJOR << 32 | SROCE_FW_MINOR << 16 |
 		    SROCE_FW_SUBMINOR;
 	a->sys_image_guid = sdev->ibdev.node_guid;
-	a->max_mr_size = U64_MAX;
+	a->max_mr_size = SROCE_MAX_MR_SIZE;
 	a->page_size_cap = SROCE_PAGE_SIZE_CAP;
 	a->vendor_id = SROCE_VENDOR_ID;
 	a->max_qp = SROCE_MAX_QP;
@@ -190,6 +192,9 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 	if (sdev->list.next)
 		sroce_dev_unlink(sdev);
 	free_percpu(sdev->stats);
+	sroce_mr_table_destroy(&sdev->mr_table);
+	WARN_ON(!xa_empty(&sdev->ah_xa));
+	xa_destroy(&sdev->ah_xa);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 }
 
@@ -199,20 +204,40 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
 
 	.alloc_pd = sroce_alloc_pd,
+	.create_ah = sroce_create_ah,
+	.create_cq = sroce_create_cq,
+	.create_srq = sroce_create_srq,
+	.create_user_ah = sroce_create_ah,
 	.alloc_ucontext = sroce_alloc_ucontext,
 	.dealloc_driver = sroce_dealloc_driver,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
+	.destroy_ah = sroce_destroy_ah,
+	.destroy_cq = sroce_destroy_cq,
+	.destroy_srq = sroce_destroy_srq,
 	.enable_driver = sroce_enable_driver,
 	.get_dev_fw_str = sroce_fw_str,
 	.get_link_layer = sroce_link_layer,
 	.get_port_immutable = sroce_port_immutable,
+	.mmap = sroce_mmap,
+	.mmap_free = sroce_mmap_free,
 	.modify_device = sroce_modify_device,
+	.modify_srq = sroce_modify_srq,
+	.peek_cq = sroce_peek_cq,
+	.poll_cq = sroce_poll_cq,
+	.post_srq_recv = sroce_post_srq_recv,
+	.query_ah = sroce_query_ah,
 	.query_device = sroce_query_device,
 	.query_pkey = sroce_query_pkey,
 	.query_port = sroce_query_port,
+	.query_srq = sroce_query_srq,
+	.req_notify_cq = sroce_req_notify_cq,
+	.resize_cq = sroce_resize_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
+	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 };
 
@@ -220,6 +245,10 @@ static const struct ib_device_ops sroce_dev_ops = {
 static int sroce_dev_setup(struct sroce_dev *sdev, struct net_device *ndev)
 {
 	struct ib_device *ibdev = &sdev->ibdev;
+
+	/* Before anything that can fail: dealloc_driver undoes these. */
+	sroce_mr_table_init(&sdev->mr_table);
+	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 
 	sdev->stats = alloc_percpu(struct sroce_stats);
 	if (!sdev->stats)
@@ -240,6 +269,7 @@ static int sroce_dev_setup(struct sroce_dev *sdev, struct net_device *ndev)
 
 	ib_set_device_ops(ibdev, &sroce_dev_ops);
 	sroce_counters_set_ops(ibdev);
+	sroce_mr_set_ops(ibdev);
 	ib_mark_name_assigned_by_user(ibdev);
 	return ib_device_set_netdev(ibdev, ndev, 1);
 }

@@ -69,7 +69,6 @@ struct sroce_dev;
 struct sroce_pd;
 
 /* The largest user MR; its page array takes 8 bytes per 4 KiB page. */
-#define SROCE_MAX_MR_SIZE	BIT_ULL(38)	/* 256 GiB */
 
 #define SROCE_ACCESS_REMOTE	(IB_ACCESS_REMOTE_READ | \
 				 IB_ACCESS_REMOTE_WRITE | \
@@ -106,6 +105,7 @@ enum sroce_copy_dir {
  *	lookups of it; other MRs never change after creation
  * @type: IB_MR_TYPE_DMA, IB_MR_TYPE_USER or IB_MR_TYPE_MEM_REG
  * @state: a user or DMA MR is always valid
+ * @index: the table index, @key >> 8, fixed at creation
  * @key: the current lkey == rkey
  * @access: IB_ACCESS_* flags granted
  * @iova: the first address of the MR (a kernel address for a DMA MR)
@@ -130,9 +130,10 @@ struct sroce_mr {
 	struct sroce_pd *pd;
 	refcount_t ref;
 	struct completion released;
-	spinlock_t lock;
+	spinlock_t lock;		/* fast-reg registration vs lookups */
 	enum ib_mr_type type;
 	enum sroce_mr_state state;
+	u32 index;
 	u32 key;
 	int access;
 	u64 iova;
@@ -217,12 +218,12 @@ int sroce_sgl_advance(const struct ib_sge *sgl, unsigned int num_sge,
 /**
  * sroce_mr_wc_status - the completion status for an MR error
  * @err: a negative errno from the functions above
- * @remote: the access was for the peer (RDMA READ/WRITE, atomic,
- *	remote invalidate): the status is the one the requester reports
- *	once the responder has NAKed
+ * @remote: true for a peer's request (RDMA READ/WRITE, atomic): the
+ *	status the requester reports once the responder has NAKed; false
+ *	for a local SGE or buffer: the status of the work request that
+ *	owns it
  *
- * Not for sroce_mr_fast_reg() or a local sroce_mr_invalidate(): their
- * failures complete the work request with IB_WC_LOC_QP_OP_ERR.
+ * Not for sroce_mr_fast_reg() and sroce_mr_invalidate(): see there.
  */
 static inline enum ib_wc_status sroce_mr_wc_status(int err, bool remote)
 {

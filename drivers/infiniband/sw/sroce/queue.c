@@ -13,6 +13,16 @@
 
 #include "queue.h"
 
+/* The layout librxe was built against (rdma-core providers/rxe). */
+static_assert(sizeof(struct rxe_queue_buf) == 384);
+static_assert(offsetof(struct rxe_queue_buf, producer_index) == 128);
+static_assert(offsetof(struct rxe_queue_buf, consumer_index) == 256);
+static_assert(offsetof(struct rxe_queue_buf, data) == 384);
+static_assert(sizeof(struct rxe_sge) == 16);
+static_assert(sizeof(struct rxe_recv_wqe) == 40);
+static_assert(offsetof(struct rxe_recv_wqe, dma.sge) == 40);
+static_assert(sizeof(struct mminfo) == 16);
+
 /**
  * sroce_queue_init - allocate a ring
  * @q: the ring to set up
@@ -52,15 +62,17 @@ int sroce_queue_init(struct sroce_queue *q, struct ib_ucontext *uctx,
 			       &buf_size))
 		return -EINVAL;
 
-	if (uctx) {
-		/* mminfo.size is 32 bits. */
+	/* mminfo.size is 32 bits, and kvmalloc() refuses above INT_MAX. */
+	if (uctx)
 		buf_size = PAGE_ALIGN(buf_size);
-		if (buf_size > U32_MAX)
-			return -EINVAL;
+	if (buf_size > INT_MAX)
+		return -EINVAL;
+
+	/* Zeroed either way: no stale kernel memory reaches userspace. */
+	if (uctx)
 		q->buf = vmalloc_user(buf_size);
-	} else {
+	else
 		q->buf = kvzalloc(buf_size, GFP_KERNEL);
-	}
 	if (!q->buf)
 		return -ENOMEM;
 

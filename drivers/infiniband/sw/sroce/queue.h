@@ -171,9 +171,9 @@ static inline void sroce_queue_advance_consumer(struct sroce_queue *q)
  * Receive rings (a QP's RQ or an SRQ): slots hold struct rxe_recv_wqe
  * followed by up to max_sge struct rxe_sge.
  */
-/* A constant expression (max() is not one), for array sizes. */
-#define SROCE_MAX_RECV_SGE	(SROCE_MAX_SGE > SROCE_MAX_SRQ_SGE ? \
-				 SROCE_MAX_SGE : SROCE_MAX_SRQ_SGE)
+#define SROCE_MAX_RECV_SGE	SROCE_MAX_SGE
+/* One bound for RQ and SRQ WQEs: raise it if the SRQ limit grows. */
+static_assert(SROCE_MAX_SRQ_SGE <= SROCE_MAX_RECV_SGE);
 
 /**
  * struct sroce_recv_wqe_copy - a receive WQE, copied out of its ring

@@ -17,6 +17,8 @@
 
 #include "params.h"
 #include "counters.h"
+#include "mr.h"
+#include "av.h"
 
 /**
  * struct sroce_pd - a protection domain
@@ -45,6 +47,11 @@ struct sroce_ucontext {
  * @port_active: the port state last reported with an ib_event
  * @attr: device attributes, fixed at creation
  * @stats: per-CPU counters, see counters.h
+ * @mr_table: the MRs, by key index (mr.h)
+ * @ah_xa: the AHs, by number (ah.c); irq-safe lock
+ * @ah_next: next AH number to try
+ * @num_cqs: CQs in existence, at most SROCE_MAX_CQ
+ * @num_srqs: SRQs in existence, at most SROCE_MAX_SRQ
  */
 struct sroce_dev {
 	struct ib_device ibdev;
@@ -56,6 +63,11 @@ struct sroce_dev {
 	bool port_active;
 	struct ib_device_attr attr;
 	struct sroce_stats __percpu *stats;
+	struct sroce_mr_table mr_table;
+	struct xarray ah_xa;
+	u32 ah_next;
+	atomic_t num_cqs;
+	atomic_t num_srqs;
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)

@@ -9,6 +9,10 @@
 #include "sroce.h"
 #include "srq.h"
 
+/* The layouts librxe uses. */
+static_assert(sizeof(struct rxe_create_srq_resp) == 24);
+static_assert(sizeof(struct rxe_modify_srq_cmd) == 8);
+
 /*
  * SRQ numbers, unique across the module.  librxe does not use them; they
  * are reported because the ABI has room for one, and help debugging.

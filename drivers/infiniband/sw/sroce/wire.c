@@ -3,18 +3,13 @@
  * sroce: the opcode table, and decoding and encoding of the transport
  * headers (BTH and its extension headers).  See wire.h for the layouts.
  *
- * Headers in the packet buffer are only 2-byte aligned (after a 14-byte
- * Ethernet header), so every multi-byte field goes through
- * get_unaligned()/put_unaligned().
+ * The header structs are __packed (see wire.h), so plain field accesses
+ * are safe at any alignment.
  */
 #include <linux/bug.h>
 #include <linux/errno.h>
 #include <linux/string.h>
-/*
- * For get_unaligned_*(): <asm/unaligned.h> became <linux/unaligned.h> in
- * 6.12, and etherdevice.h includes whichever the kernel has.
- */
-#include <linux/etherdevice.h>
+#include <asm/byteorder.h>
 
 #include "wire.h"
 
@@ -198,13 +193,13 @@ int sroce_pkt_parse(const void *bth, unsigned int len, struct sroce_pkt *pkt)
 		return -EINVAL;
 
 	memset(pkt, 0, sizeof(*pkt));
-	qpn = get_unaligned_be32(&h->qpn);
-	apsn = get_unaligned_be32(&h->apsn);
+	qpn = be32_to_cpu(h->qpn);
+	apsn = be32_to_cpu(h->apsn);
 	pkt->opcode = h->opcode;
 	pkt->se = h->flags & SROCE_BTH_SE;
 	pkt->mig = h->flags & SROCE_BTH_MIG;
 	pkt->pad = pad;
-	pkt->pkey = get_unaligned_be16(&h->pkey);
+	pkt->pkey = be16_to_cpu(h->pkey);
 	pkt->fecn = qpn & SROCE_BTH_FECN;
 	pkt->becn = qpn & SROCE_BTH_BECN;
 	pkt->dqpn = qpn & SROCE_QPN_MASK;
@@ -218,13 +213,13 @@ int sroce_pkt_parse(const void *bth, unsigned int len, struct sroce_pkt *pkt)
 	if (info->flags & SROCE_HDR_DETH) {
 		const struct sroce_deth *deth = (const void *)p;
 
-		pkt->qkey = get_unaligned_be32(&deth->qkey);
-		pkt->sqpn = get_unaligned_be32(&deth->sqpn) & SROCE_QPN_MASK;
+		pkt->qkey = be32_to_cpu(deth->qkey);
+		pkt->sqpn = be32_to_cpu(deth->sqpn) & SROCE_QPN_MASK;
 		p += sizeof(*deth);
 	}
 	if (info->flags & SROCE_HDR_FETH) {
 		const struct sroce_feth *feth = (const void *)p;
-		u32 bits = get_unaligned_be32(&feth->bits);
+		u32 bits = be32_to_cpu(feth->bits);
 
 		pkt->flush_type = bits & SROCE_FETH_TYPE;
 		pkt->flush_level = (bits & SROCE_FETH_LEVEL) >>
@@ -234,23 +229,23 @@ int sroce_pkt_parse(const void *bth, unsigned int len, struct sroce_pkt *pkt)
 	if (info->flags & SROCE_HDR_RETH) {
 		const struct sroce_reth *reth = (const void *)p;
 
-		pkt->va = get_unaligned_be64(&reth->va);
-		pkt->rkey = get_unaligned_be32(&reth->rkey);
-		pkt->dma_len = get_unaligned_be32(&reth->len);
+		pkt->va = be64_to_cpu(reth->va);
+		pkt->rkey = be32_to_cpu(reth->rkey);
+		pkt->dma_len = be32_to_cpu(reth->len);
 		p += sizeof(*reth);
 	}
 	if (info->flags & SROCE_HDR_ATMETH) {
 		const struct sroce_atmeth *atmeth = (const void *)p;
 
-		pkt->va = get_unaligned_be64(&atmeth->va);
-		pkt->rkey = get_unaligned_be32(&atmeth->rkey);
-		pkt->swap_add = get_unaligned_be64(&atmeth->swap_add);
-		pkt->compare = get_unaligned_be64(&atmeth->compare);
+		pkt->va = be64_to_cpu(atmeth->va);
+		pkt->rkey = be32_to_cpu(atmeth->rkey);
+		pkt->swap_add = be64_to_cpu(atmeth->swap_add);
+		pkt->compare = be64_to_cpu(atmeth->compare);
 		p += sizeof(*atmeth);
 	}
 	if (info->flags & SROCE_HDR_AETH) {
 		const struct sroce_aeth *aeth = (const void *)p;
-		u32 smsn = get_unaligned_be32(&aeth->smsn);
+		u32 smsn = be32_to_cpu(aeth->smsn);
 
 		pkt->syndrome = smsn >> 24;
 		pkt->msn = smsn & SROCE_MSN_MASK;
@@ -259,19 +254,19 @@ int sroce_pkt_parse(const void *bth, unsigned int len, struct sroce_pkt *pkt)
 	if (info->flags & SROCE_HDR_ATMACK) {
 		const struct sroce_atmack *atmack = (const void *)p;
 
-		pkt->atomic_orig = get_unaligned_be64(&atmack->orig);
+		pkt->atomic_orig = be64_to_cpu(atmack->orig);
 		p += sizeof(*atmack);
 	}
 	if (info->flags & SROCE_HDR_IMMDT) {
 		const struct sroce_immdt *immdt = (const void *)p;
 
-		pkt->imm = get_unaligned(&immdt->imm);
+		pkt->imm = immdt->imm;
 		p += sizeof(*immdt);
 	}
 	if (info->flags & SROCE_HDR_IETH) {
 		const struct sroce_ieth *ieth = (const void *)p;
 
-		pkt->inv_rkey = get_unaligned_be32(&ieth->rkey);
+		pkt->inv_rkey = be32_to_cpu(ieth->rkey);
 	}
 	return 0;
 }
@@ -315,16 +310,16 @@ unsigned int sroce_pkt_build(void *buf, const struct sroce_pkt *pkt)
 		h->flags |= SROCE_BTH_SE;
 	if (pkt->mig)
 		h->flags |= SROCE_BTH_MIG;
-	put_unaligned_be16(pkt->pkey, &h->pkey);
-	put_unaligned_be32(qpn, &h->qpn);
-	put_unaligned_be32(apsn, &h->apsn);
+	h->pkey = cpu_to_be16(pkt->pkey);
+	h->qpn = cpu_to_be32(qpn);
+	h->apsn = cpu_to_be32(apsn);
 	p += SROCE_BTH_LEN;
 
 	if (info->flags & SROCE_HDR_DETH) {
 		struct sroce_deth *deth = (void *)p;
 
-		put_unaligned_be32(pkt->qkey, &deth->qkey);
-		put_unaligned_be32(pkt->sqpn & SROCE_QPN_MASK, &deth->sqpn);
+		deth->qkey = cpu_to_be32(pkt->qkey);
+		deth->sqpn = cpu_to_be32(pkt->sqpn & SROCE_QPN_MASK);
 		p += sizeof(*deth);
 	}
 	if (info->flags & SROCE_HDR_FETH) {
@@ -333,49 +328,49 @@ unsigned int sroce_pkt_build(void *buf, const struct sroce_pkt *pkt)
 
 		bits |= (pkt->flush_level << SROCE_FETH_LEVEL_SHIFT) &
 			SROCE_FETH_LEVEL;
-		put_unaligned_be32(bits, &feth->bits);
+		feth->bits = cpu_to_be32(bits);
 		p += sizeof(*feth);
 	}
 	if (info->flags & SROCE_HDR_RETH) {
 		struct sroce_reth *reth = (void *)p;
 
-		put_unaligned_be64(pkt->va, &reth->va);
-		put_unaligned_be32(pkt->rkey, &reth->rkey);
-		put_unaligned_be32(pkt->dma_len, &reth->len);
+		reth->va = cpu_to_be64(pkt->va);
+		reth->rkey = cpu_to_be32(pkt->rkey);
+		reth->len = cpu_to_be32(pkt->dma_len);
 		p += sizeof(*reth);
 	}
 	if (info->flags & SROCE_HDR_ATMETH) {
 		struct sroce_atmeth *atmeth = (void *)p;
 
-		put_unaligned_be64(pkt->va, &atmeth->va);
-		put_unaligned_be32(pkt->rkey, &atmeth->rkey);
-		put_unaligned_be64(pkt->swap_add, &atmeth->swap_add);
-		put_unaligned_be64(pkt->compare, &atmeth->compare);
+		atmeth->va = cpu_to_be64(pkt->va);
+		atmeth->rkey = cpu_to_be32(pkt->rkey);
+		atmeth->swap_add = cpu_to_be64(pkt->swap_add);
+		atmeth->compare = cpu_to_be64(pkt->compare);
 		p += sizeof(*atmeth);
 	}
 	if (info->flags & SROCE_HDR_AETH) {
 		struct sroce_aeth *aeth = (void *)p;
 
-		put_unaligned_be32((u32)pkt->syndrome << 24 |
-				   (pkt->msn & SROCE_MSN_MASK), &aeth->smsn);
+		aeth->smsn = cpu_to_be32((u32)pkt->syndrome << 24 |
+					 (pkt->msn & SROCE_MSN_MASK));
 		p += sizeof(*aeth);
 	}
 	if (info->flags & SROCE_HDR_ATMACK) {
 		struct sroce_atmack *atmack = (void *)p;
 
-		put_unaligned_be64(pkt->atomic_orig, &atmack->orig);
+		atmack->orig = cpu_to_be64(pkt->atomic_orig);
 		p += sizeof(*atmack);
 	}
 	if (info->flags & SROCE_HDR_IMMDT) {
 		struct sroce_immdt *immdt = (void *)p;
 
-		put_unaligned(pkt->imm, &immdt->imm);
+		immdt->imm = pkt->imm;
 		p += sizeof(*immdt);
 	}
 	if (info->flags & SROCE_HDR_IETH) {
 		struct sroce_ieth *ieth = (void *)p;
 
-		put_unaligned_be32(pkt->inv_rkey, &ieth->rkey);
+		ieth->rkey = cpu_to_be32(pkt->inv_rkey);
 	}
 	return info->hdr_len;
 }

@@ -23,6 +23,14 @@
 
 struct sk_buff;
 
+/*
+ * The header structs are __packed: in a received frame the BTH starts 42
+ * bytes (Ethernet, IPv4, UDP) after an aligned buffer start, so no field
+ * is reliably more than 2-byte aligned, and the 64-bit fields sit at
+ * 4-byte offsets even relative to the BTH.  Plain field accesses through
+ * them are then correct at any alignment.
+ */
+
 /* Header lengths in bytes */
 #define SROCE_BTH_LEN		12
 #define SROCE_DETH_LEN		8
@@ -75,7 +83,7 @@ struct sroce_bth {
 	__be16 pkey;
 	__be32 qpn;
 	__be32 apsn;
-};
+} __packed;
 
 /**
  * struct sroce_deth - Datagram Extended Transport Header (UD)
@@ -85,7 +93,7 @@ struct sroce_bth {
 struct sroce_deth {
 	__be32 qkey;
 	__be32 sqpn;
-};
+} __packed;
 
 /* struct sroce_feth::bits */
 #define SROCE_FETH_TYPE		0x0000000f	/* placement type */
@@ -98,7 +106,7 @@ struct sroce_deth {
  */
 struct sroce_feth {
 	__be32 bits;
-};
+} __packed;
 
 /**
  * struct sroce_reth - RDMA Extended Transport Header
@@ -110,7 +118,7 @@ struct sroce_reth {
 	__be64 va;
 	__be32 rkey;
 	__be32 len;
-};
+} __packed;
 
 /**
  * struct sroce_atmeth - Atomic Extended Transport Header
@@ -119,8 +127,7 @@ struct sroce_reth {
  * @swap_add: swap value (compare and swap) or addend (fetch and add)
  * @compare: compare value (compare and swap only)
  *
- * 28 bytes: the 64-bit fields after @rkey are not 8-byte aligned on the
- * wire, hence __packed.
+ * 28 bytes: without __packed the compiler would pad it to 32.
  */
 struct sroce_atmeth {
 	__be64 va;
@@ -135,7 +142,7 @@ struct sroce_atmeth {
  */
 struct sroce_aeth {
 	__be32 smsn;
-};
+} __packed;
 
 /**
  * struct sroce_atmack - Atomic Acknowledge Extended Transport Header
@@ -143,7 +150,7 @@ struct sroce_aeth {
  */
 struct sroce_atmack {
 	__be64 orig;
-};
+} __packed;
 
 /**
  * struct sroce_immdt - Immediate Data Extended Transport Header
@@ -151,7 +158,7 @@ struct sroce_atmack {
  */
 struct sroce_immdt {
 	__be32 imm;
-};
+} __packed;
 
 /**
  * struct sroce_ieth - Invalidate Extended Transport Header
@@ -159,7 +166,7 @@ struct sroce_immdt {
  */
 struct sroce_ieth {
 	__be32 rkey;
-};
+} __packed;
 
 static_assert(sizeof(struct sroce_bth) == SROCE_BTH_LEN);
 static_assert(sizeof(struct sroce_deth) == SROCE_DETH_LEN);

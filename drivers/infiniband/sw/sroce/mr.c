@@ -1,0 +1,883 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Memory regions: the key table, the MR verbs, checked lookups, and the
+ * copies and atomics on MR memory the data path uses.  The rules (keys,
+ * lifetime, contexts, error codes) are in mr.h.
+ */
+#include <linux/crc32.h>
+#include <linux/highmem.h>
+#include <linux/log2.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/random.h>
+#include <linux/scatterlist.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
+
+#include "sroce.h"
+#include "mr.h"
+
+/*
+ * The access flags each kind of MR may be given.  MW_BIND is accepted
+ * and grants nothing (sroce has no memory windows); the
+ * IB_ACCESS_OPTIONAL bits are hints a device may ignore.  On demand
+ * paging, zero-based MRs and (6.12) FLUSH are not supported.
+ */
+#define SROCE_ACCESS_USER_MR	(IB_ACCESS_LOCAL_WRITE | SROCE_ACCESS_REMOTE | \
+				 IB_ACCESS_MW_BIND | IB_ACCESS_HUGETLB | \
+				 IB_ACCESS_OPTIONAL)
+#define SROCE_ACCESS_FAST_REG	(IB_ACCESS_LOCAL_WRITE | SROCE_ACCESS_REMOTE | \
+				 IB_ACCESS_MW_BIND | IB_ACCESS_OPTIONAL)
+#define SROCE_ACCESS_DMA_MR	(IB_ACCESS_LOCAL_WRITE | SROCE_ACCESS_REMOTE)
+
+/* How long dereg_mr waits for the data path before it complains. */
+#define SROCE_MR_DEREG_WARN	(10 * HZ)
+
+static int sroce_check_access(int access, int supported)
+{
+	if (access & ~supported)
+		return -EOPNOTSUPP;
+	/* As ib_check_mr_access(): remote writes need local write. */
+	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IB_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * sroce_mr_table_init - set up an empty key table
+ * @table: the table, in the device
+ *
+ * Call before anything can fail in device creation: destroy expects an
+ * initialized table.
+ */
+void sroce_mr_table_init(struct sroce_mr_table *table)
+{
+	BUILD_BUG_ON(SROCE_MAX_MR > 0xffffff);
+	xa_init_flags(&table->xa, XA_FLAGS_ALLOC1);
+	table->next = 1;
+}
+
+/**
+ * sroce_mr_table_destroy - free the key table of a device
+ * @table: the table; every MR has been deregistered
+ */
+void sroce_mr_table_destroy(struct sroce_mr_table *table)
+{
+	WARN_ON(!xa_empty(&table->xa));
+	xa_destroy(&table->xa);
+}
+
+/*
+ * A new MR with an index reserved in the table.  Lookups do not see it
+ * until sroce_mr_publish(); until then sroce_mr_free_unpublished() undoes
+ * everything.
+ */
+static struct sroce_mr *sroce_mr_alloc(struct ib_pd *ibpd,
+				       enum ib_mr_type type, int access)
+{
+	struct sroce_dev *sdev = to_sdev(ibpd->device);
+	struct sroce_mr *mr;
+	u32 index;
+	int err;
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+
+	err = xa_alloc_cyclic(&sdev->mr_table.xa, &index, NULL,
+			      XA_LIMIT(1, SROCE_MAX_MR), &sdev->mr_table.next,
+			      GFP_KERNEL);
+	if (err < 0) {
+		kfree(mr);
+		/* A full table is the user running out of MRs. */
+		return ERR_PTR(err == -EBUSY ? -ENOMEM : err);
+	}
+
+	mr->sdev = sdev;
+	mr->pd = container_of(ibpd, struct sroce_pd, ibpd);
+	refcount_set(&mr->ref, 1);
+	init_completion(&mr->released);
+	spin_lock_init(&mr->lock);
+	mr->type = type;
+	mr->access = access;
+	mr->index = index;
+	mr->key = index << 8 | get_random_u8();
+	mr->ibmr.lkey = mr->key;
+	mr->ibmr.rkey = mr->key;
+	mr->ibmr.device = ibpd->device;
+	mr->ibmr.pd = ibpd;
+	return mr;
+}
+
+/* Make a fully set up MR visible to lookups (xa_store orders the stores). */
+static int sroce_mr_publish(struct sroce_mr *mr)
+{
+	return xa_err(xa_store(&mr->sdev->mr_table.xa, mr->index, mr,
+			       GFP_KERNEL));
+}
+
+static void sroce_mr_free_unpublished(struct sroce_mr *mr)
+{
+	xa_erase(&mr->sdev->mr_table.xa, mr->index);
+	kvfree(mr->pages);
+	kfree(mr->blocks);
+	kfree(mr);
+}
+
+static struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct sroce_mr *mr;
+	int err;
+
+	/* It reaches all kernel memory: never for a user PD. */
+	if (ibpd->uobject)
+		return ERR_PTR(-EINVAL);
+	err = sroce_check_access(access, SROCE_ACCESS_DMA_MR);
+	if (err)
+		return ERR_PTR(err);
+
+	mr = sroce_mr_alloc(ibpd, IB_MR_TYPE_DMA, access);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	mr->iova = 0;
+	mr->length = U64_MAX;
+	mr->state = SROCE_MR_VALID;
+
+	err = sroce_mr_publish(mr);
+	if (err) {
+		sroce_mr_free_unpublished(mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ibmr;
+}
+
+static int sroce_mr_fill_pages(struct sroce_mr *mr, struct ib_umem *umem)
+{
+	struct sg_page_iter it;
+	unsigned int n = 0;
+
+	mr->npages = ib_umem_num_pages(umem);
+	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages)
+		return -ENOMEM;
+
+	for_each_sgtable_page(&umem->sgt_append.sgt, &it, 0) {
+		if (n == mr->npages)
+			break;
+		mr->pages[n++] = sg_page_iter_page(&it);
+	}
+	if (WARN_ON_ONCE(n != mr->npages))
+		return -EFAULT;
+	mr->page_off = ib_umem_offset(umem);
+	return 0;
+}
+
+/*
+ * @start is the user address of the memory, @iova the address the MR
+ * gives its first byte (they may differ, also in their page offsets).
+ */
+static struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start,
+				       u64 length, u64 iova, int access,
+				       struct ib_udata *udata)
+{
+	struct ib_umem *umem;
+	struct sroce_mr *mr;
+	int err;
+
+	err = sroce_check_access(access, SROCE_ACCESS_USER_MR);
+	if (err)
+		return ERR_PTR(err);
+	if (!length || length > SROCE_MAX_MR_SIZE || iova > U64_MAX - length)
+		return ERR_PTR(-EINVAL);
+
+	umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(umem))
+		return ERR_CAST(umem);
+
+	mr = sroce_mr_alloc(ibpd, IB_MR_TYPE_USER, access);
+	if (IS_ERR(mr)) {
+		err = PTR_ERR(mr);
+		goto err_umem;
+	}
+	err = sroce_mr_fill_pages(mr, umem);
+	if (err)
+		goto err_mr;
+	mr->umem = umem;
+	mr->iova = iova;
+	mr->length = length;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	mr->state = SROCE_MR_VALID;
+
+	err = sroce_mr_publish(mr);
+	if (err)
+		goto err_mr;
+	return &mr->ibmr;
+
+err_mr:
+	sroce_mr_free_unpublished(mr);
+err_umem:
+	ib_umem_release(umem);
+	return ERR_PTR(err);
+}
+
+static struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+				    u32 max_num_sg)
+{
+	struct sroce_mr *mr;
+	int err;
+
+	if (type != IB_MR_TYPE_MEM_REG || !max_num_sg ||
+	    max_num_sg > SROCE_MAX_FAST_REG_PAGES)
+		return ERR_PTR(-EINVAL);
+
+	mr = sroce_mr_alloc(ibpd, IB_MR_TYPE_MEM_REG, 0);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	mr->blocks = kcalloc(max_num_sg, sizeof(*mr->blocks), GFP_KERNEL);
+	if (!mr->blocks) {
+		err = -ENOMEM;
+		goto err_mr;
+	}
+	mr->max_blocks = max_num_sg;
+	mr->block_shift = PAGE_SHIFT;
+	mr->map_shift = PAGE_SHIFT;
+	mr->state = SROCE_MR_FREE;
+
+	err = sroce_mr_publish(mr);
+	if (err)
+		goto err_mr;
+	return &mr->ibmr;
+
+err_mr:
+	sroce_mr_free_unpublished(mr);
+	return ERR_PTR(err);
+}
+
+/* ib_sg_to_pages() callback: @addr is a kernel address (virt DMA). */
+static int sroce_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	if (mr->map_nblocks >= mr->max_blocks)
+		return -ENOMEM;
+	mr->blocks[mr->map_nblocks++] = addr;
+	return 0;
+}
+
+/*
+ * The core has put the block size in ibmr->page_size: any power of two
+ * from 4 KiB to 2 GiB (SROCE_PAGE_SIZE_CAP).  ib_sg_to_pages() sets
+ * ibmr->iova and ibmr->length; the new list takes effect at the next
+ * IB_WR_REG_MR (sroce_mr_fast_reg()).
+ */
+static int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sgl,
+			   int sg_nents, unsigned int *sg_offset)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+	u32 page_size = ibmr->page_size;
+	int n;
+
+	if (mr->type != IB_MR_TYPE_MEM_REG || !is_power_of_2(page_size) ||
+	    !(page_size & SROCE_PAGE_SIZE_CAP))
+		return -EINVAL;
+
+	mr->map_nblocks = 0;
+	n = ib_sg_to_pages(ibmr, sgl, sg_nents, sg_offset, sroce_set_page);
+	mr->map_shift = ilog2(page_size);
+	mr->map_first_off = ibmr->iova & (page_size - 1);
+	return n;
+}
+
+/*
+ * Erase the key, then wait for the lookups that hold the MR (see the
+ * lifetime rule in mr.h) before unpinning its memory.  Lookups that
+ * found the MR in the table just before the erase fail their
+ * refcount_inc_not_zero(); the RCU grace period before the free covers
+ * them.
+ */
+static int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	xa_erase(&mr->sdev->mr_table.xa, mr->index);
+	sroce_mr_put(mr);
+	while (!wait_for_completion_timeout(&mr->released,
+					    SROCE_MR_DEREG_WARN))
+		ibdev_warn(&mr->sdev->ibdev,
+			   "MR %#x still in use; waiting\n", mr->ibmr.lkey);
+
+	ib_umem_release(mr->umem);
+	kvfree(mr->pages);
+	kfree(mr->blocks);
+	kfree_rcu(mr, rcu);
+	return 0;
+}
+
+/**
+ * sroce_mr_fast_reg - carry out an IB_WR_REG_MR
+ * @mr: to_smr(reg_wr->mr); the poster holds it until the WR completes
+ * @pd: the PD of the QP the WR was posted on
+ * @key: reg_wr->key, the new lkey == rkey; only its low byte may differ
+ * @access: reg_wr->access
+ *
+ * Registers the page list of the last map_mr_sg with the iova and length
+ * it set in @mr->ibmr.  Any context.
+ *
+ * Return: 0; -EINVAL if @mr is not a fast-reg MR, @key names another
+ * index, @access is inconsistent or the length exceeds the mapped
+ * blocks; -EOPNOTSUPP for unsupported access flags; -EPERM for another
+ * PD; -EBUSY if @mr is valid already.  The WR then completes with
+ * IB_WC_LOC_QP_OP_ERR.
+ */
+int sroce_mr_fast_reg(struct sroce_mr *mr, struct sroce_pd *pd, u32 key,
+		      int access)
+{
+	unsigned long flags;
+	u64 mapped;
+	int err;
+
+	if (mr->type != IB_MR_TYPE_MEM_REG || key >> 8 != mr->index)
+		return -EINVAL;
+	if (mr->pd != pd)
+		return -EPERM;
+	err = sroce_check_access(access, SROCE_ACCESS_FAST_REG);
+	if (err)
+		return err;
+	mapped = (u64)mr->map_nblocks << mr->map_shift;
+	if (mr->map_first_off > mapped ||
+	    mr->ibmr.length > mapped - mr->map_first_off)
+		return -EINVAL;
+
+	spin_lock_irqsave(&mr->lock, flags);
+	if (mr->state == SROCE_MR_VALID) {
+		err = -EBUSY;
+	} else {
+		WRITE_ONCE(mr->key, key);
+		WRITE_ONCE(mr->access, access);
+		WRITE_ONCE(mr->iova, mr->ibmr.iova);
+		WRITE_ONCE(mr->length, mr->ibmr.length);
+		WRITE_ONCE(mr->nblocks, mr->map_nblocks);
+		WRITE_ONCE(mr->block_shift, mr->map_shift);
+		WRITE_ONCE(mr->first_off, mr->map_first_off);
+		WRITE_ONCE(mr->state, SROCE_MR_VALID);
+	}
+	spin_unlock_irqrestore(&mr->lock, flags);
+	return err;
+}
+
+/* The MR with @key's index, referenced; NULL if there is none. */
+static struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key)
+{
+	struct sroce_mr *mr;
+
+	rcu_read_lock();
+	mr = xa_load(&sdev->mr_table.xa, key >> 8);
+	if (mr && !refcount_inc_not_zero(&mr->ref))
+		mr = NULL;
+	rcu_read_unlock();
+	return mr;
+}
+
+/**
+ * sroce_mr_invalidate - carry out a local or remote invalidation
+ * @sdev: the device
+ * @pd: the PD of the QP that invalidates (requester for IB_WR_LOCAL_INV,
+ *	responder for SEND_WITH_INV)
+ * @key: the rkey to invalidate
+ *
+ * Makes a fast-reg MR free again.  An MR that is free already stays
+ * free: the verbs allow invalidating an invalid key.  Any context.
+ *
+ * Return: 0; -ENOKEY if no MR has @key; -EINVAL if it is not a fast-reg
+ * MR; -EPERM if it belongs to another PD.  Local invalidation then
+ * completes with IB_WC_LOC_QP_OP_ERR; a remote one is a NAK (invalid
+ * request) and IB_WC_REM_INV_REQ_ERR on the responder.
+ */
+int sroce_mr_invalidate(struct sroce_dev *sdev, struct sroce_pd *pd, u32 key)
+{
+	unsigned long flags;
+	struct sroce_mr *mr;
+	int err = 0;
+
+	mr = sroce_mr_get(sdev, key);
+	if (!mr)
+		return -ENOKEY;
+
+	spin_lock_irqsave(&mr->lock, flags);
+	if (mr->key != key)
+		err = -ENOKEY;
+	else if (mr->type != IB_MR_TYPE_MEM_REG)
+		err = -EINVAL;
+	else if (mr->pd != pd)
+		err = -EPERM;
+	else
+		WRITE_ONCE(mr->state, SROCE_MR_FREE);
+	spin_unlock_irqrestore(&mr->lock, flags);
+
+	sroce_mr_put(mr);
+	return err;
+}
+
+/* [iova, iova + length) inside [mr_iova, mr_iova + mr_length), no overflow */
+static bool sroce_in_range(u64 mr_iova, u64 mr_length, u64 iova, u64 length)
+{
+	return iova >= mr_iova && length <= mr_length &&
+	       iova - mr_iova <= mr_length - length;
+}
+
+static int sroce_mr_check(struct sroce_mr *mr, struct sroce_pd *pd, u32 key,
+			  int access, u64 iova, u64 length)
+{
+	if (mr->key != key)
+		return -ENOKEY;
+	if (mr->state != SROCE_MR_VALID)
+		return -EKEYREVOKED;
+	if (mr->pd != pd)
+		return -EPERM;
+	if (access & ~mr->access)
+		return -EACCES;
+	if (!sroce_in_range(mr->iova, mr->length, iova, length))
+		return -ERANGE;
+	return 0;
+}
+
+/**
+ * sroce_mr_lookup - find an MR by key and check an access to it
+ * @sdev: the device
+ * @pd: the PD of the QP doing the access: the requester's for its own
+ *	SGEs, the responder's for the peer's RDMA and atomic requests
+ * @key: the lkey or rkey, all 32 bits of it
+ * @remote: the access is for the peer; @access must then ask for a
+ *	remote right
+ * @access: the rights needed: 0 to read local memory,
+ *	IB_ACCESS_LOCAL_WRITE to write it, IB_ACCESS_REMOTE_READ/WRITE/ATOMIC
+ * @iova: the first address accessed
+ * @length: the number of bytes; 0 checks that @iova is inside the MR or
+ *	just past its end (callers skip the lookup when IBA says a
+ *	zero-length access ignores the key)
+ * @err: 0 or the reason of the failure (see mr.h)
+ *
+ * Any context.  The caller drops the reference with sroce_mr_put().
+ *
+ * Return: the MR, referenced, or NULL.
+ */
+struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, struct sroce_pd *pd,
+				 u32 key, bool remote, int access, u64 iova,
+				 u64 length, int *err)
+{
+	unsigned long flags;
+	struct sroce_mr *mr;
+	int ret;
+
+	if (remote && !(access & SROCE_ACCESS_REMOTE)) {
+		*err = -EACCES;
+		return NULL;
+	}
+
+	mr = sroce_mr_get(sdev, key);
+	if (!mr) {
+		*err = -ENOKEY;
+		return NULL;
+	}
+
+	/* Only a fast-reg MR changes: see its registration whole. */
+	if (mr->type == IB_MR_TYPE_MEM_REG) {
+		spin_lock_irqsave(&mr->lock, flags);
+		ret = sroce_mr_check(mr, pd, key, access, iova, length);
+		spin_unlock_irqrestore(&mr->lock, flags);
+	} else {
+		ret = sroce_mr_check(mr, pd, key, access, iova, length);
+	}
+	*err = ret;
+	if (ret) {
+		sroce_mr_put(mr);
+		return NULL;
+	}
+	return mr;
+}
+
+/*
+ * Map the MR memory at @iova: at most @len bytes of it that are
+ * contiguous in the kernel's address space, their number in *@n.
+ * Unmap with sroce_mr_unmap().  The range has been checked; the index
+ * checks only keep a fast-reg MR that its owner remaps while in use
+ * (a ULP bug) inside its arrays.
+ */
+static void *sroce_mr_map(struct sroce_mr *mr, u64 iova, u32 len, u32 *n)
+{
+	unsigned int shift;
+	u64 off, size;
+
+	switch (mr->type) {
+	case IB_MR_TYPE_DMA:
+		*n = len;
+		return ib_virt_dma_to_ptr(iova);
+	case IB_MR_TYPE_USER:
+		off = iova - mr->iova + mr->page_off;
+		if (off >> PAGE_SHIFT >= mr->npages)
+			return NULL;
+		*n = min_t(u64, len, PAGE_SIZE - offset_in_page(off));
+		return kmap_local_page(mr->pages[off >> PAGE_SHIFT]) +
+		       offset_in_page(off);
+	case IB_MR_TYPE_MEM_REG:
+		shift = READ_ONCE(mr->block_shift);
+		off = iova - READ_ONCE(mr->iova) + READ_ONCE(mr->first_off);
+		if (off >> shift >= READ_ONCE(mr->nblocks))
+			return NULL;
+		size = 1ULL << shift;
+		*n = min_t(u64, len, size - (off & (size - 1)));
+		return ib_virt_dma_to_ptr(mr->blocks[off >> shift] +
+					  (off & (size - 1)));
+	default:
+		return NULL;
+	}
+}
+
+static void sroce_mr_unmap(struct sroce_mr *mr, void *va)
+{
+	if (mr->type == IB_MR_TYPE_USER)
+		kunmap_local(va);
+}
+
+static int sroce_mr_range(struct sroce_mr *mr, u64 iova, u64 length)
+{
+	if (!sroce_in_range(READ_ONCE(mr->iova), READ_ONCE(mr->length), iova,
+			    length))
+		return -ERANGE;
+	return 0;
+}
+
+/**
+ * sroce_mr_copy - copy between MR memory and a kernel buffer
+ * @mr: an MR from sroce_mr_lookup()
+ * @iova: where in the MR (a kernel address for a DMA MR)
+ * @buf: the buffer
+ * @len: bytes to copy
+ * @dir: SROCE_TO_MR or SROCE_FROM_MR
+ * @crc: NULL, or a CRC32 (crc32_le) to continue over the bytes copied
+ *
+ * The CRC is taken over @buf, the kernel's copy of the data, so it
+ * matches what goes on or came off the wire even if a program changes
+ * its memory meanwhile.  The range is checked again (access rights are
+ * not: the lookup did that).  Any context.
+ *
+ * Return: 0, -ERANGE or -EFAULT.
+ */
+int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+		  enum sroce_copy_dir dir, u32 *crc)
+{
+	u8 *p = buf;
+	int err;
+
+	err = sroce_mr_range(mr, iova, len);
+	if (err)
+		return err;
+
+	while (len) {
+		void *va;
+		u32 n;
+
+		va = sroce_mr_map(mr, iova, len, &n);
+		if (!va)
+			return -EFAULT;
+		if (dir == SROCE_TO_MR)
+			memcpy(va, p, n);
+		else
+			memcpy(p, va, n);
+		sroce_mr_unmap(mr, va);
+		if (crc)
+			*crc = crc32_le(*crc, p, n);
+		p += n;
+		iova += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Copy @n bytes between @va and @skb at @off, CRC over the skb's bytes. */
+static int sroce_skb_xfer(struct sk_buff *skb, u32 off, void *va, u32 n,
+			  enum sroce_copy_dir dir, u32 *crc)
+{
+	int err;
+
+	if (off + n <= skb_headlen(skb)) {
+		u8 *p = skb->data + off;
+
+		if (dir == SROCE_TO_MR)
+			memcpy(va, p, n);
+		else
+			memcpy(p, va, n);
+		if (crc)
+			*crc = crc32_le(*crc, p, n);
+		return 0;
+	}
+
+	/*
+	 * In the frags, the CRC is taken over @va right after the copy,
+	 * while it is hot; only a program racing with its own transfer can
+	 * make it differ, and that costs it the packet.
+	 */
+	if (dir == SROCE_TO_MR)
+		err = skb_copy_bits(skb, off, va, n);
+	else
+		err = skb_store_bits(skb, off, va, n);
+	if (err)
+		return err;
+	if (crc)
+		*crc = crc32_le(*crc, va, n);
+	return 0;
+}
+
+/**
+ * sroce_mr_copy_skb - copy between MR memory and an sk_buff
+ * @mr: an MR from sroce_mr_lookup()
+ * @iova: where in the MR
+ * @skb: the packet; its linear part and frags are both fine.  For
+ *	SROCE_FROM_MR the bytes must exist already (skb_put them) and
+ *	the skb must be writable (not a clone)
+ * @skb_off: offset of the data in @skb (from skb->data)
+ * @len: bytes to copy
+ * @dir: SROCE_TO_MR (receive) or SROCE_FROM_MR (send)
+ * @crc: NULL, or a CRC32 to continue over the bytes copied
+ *
+ * Any context.
+ *
+ * Return: 0, -ERANGE, or -EFAULT (also when @skb is too short).
+ */
+int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
+		      int skb_off, u32 len, enum sroce_copy_dir dir, u32 *crc)
+{
+	u32 off = skb_off;
+	int err;
+
+	err = sroce_mr_range(mr, iova, len);
+	if (err)
+		return err;
+	if (skb_off < 0 || len > skb->len || off > skb->len - len)
+		return -EFAULT;
+
+	while (len) {
+		void *va;
+		u32 n;
+
+		va = sroce_mr_map(mr, iova, len, &n);
+		if (!va)
+			return -EFAULT;
+		err = sroce_skb_xfer(skb, off, va, n, dir, crc);
+		sroce_mr_unmap(mr, va);
+		if (err)
+			return err;
+		off += n;
+		iova += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/**
+ * sroce_mr_atomic - an 8-byte atomic on MR memory
+ * @mr: an MR from sroce_mr_lookup() with IB_ACCESS_REMOTE_ATOMIC
+ * @iova: the address; must be 8-byte aligned
+ * @cmp_swap: compare and swap; else fetch and add
+ * @compare: the value to compare with (compare and swap)
+ * @swap_add: the value to swap in, or to add
+ * @orig: the value before the operation
+ *
+ * The values are in CPU byte order.  The operation is a cmpxchg on the
+ * kernel mapping of the memory (the direct map for a DMA MR and for the
+ * pinned pages of a user MR), so it is atomic against other sroce
+ * atomics on any QP and CPU, and even against CPU atomics of the
+ * program that owns the memory; no lock is taken.  Any context.
+ *
+ * Return: 0, -ERANGE, -EINVAL (misaligned, also when a user MR's iova
+ * is aligned but the memory behind it is not), -EFAULT.
+ */
+int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swap, u64 compare,
+		    u64 swap_add, u64 *orig)
+{
+	u64 *va, old;
+	int err = 0;
+	u32 n;
+
+	if (!IS_ALIGNED(iova, sizeof(u64)))
+		return -EINVAL;
+	err = sroce_mr_range(mr, iova, sizeof(u64));
+	if (err)
+		return err;
+
+	va = sroce_mr_map(mr, iova, sizeof(u64), &n);
+	if (!va)
+		return -EFAULT;
+	if (n < sizeof(u64) || !IS_ALIGNED((unsigned long)va, sizeof(u64))) {
+		err = -EINVAL;
+	} else if (cmp_swap) {
+		*orig = cmpxchg64(va, compare, swap_add);
+	} else {
+		old = READ_ONCE(*va);
+		while (!try_cmpxchg64(va, &old, old + swap_add))
+			;
+		*orig = old;
+	}
+	sroce_mr_unmap(mr, va);
+	return err;
+}
+
+/*
+ * The loop behind sroce_sgl_copy() and sroce_sgl_copy_skb(): @skb NULL
+ * means @buf.  Each SGE is looked up (with its lkey, @pd, and the rights
+ * @dir needs) for the part of it this call touches.
+ */
+static int sroce_sgl_xfer(struct sroce_dev *sdev, struct sroce_pd *pd,
+			  const struct ib_sge *sgl, unsigned int num_sge,
+			  struct sroce_sgl_cursor *cur, u8 *buf,
+			  struct sk_buff *skb, int skb_off, u32 len,
+			  enum sroce_copy_dir dir, u32 *crc)
+{
+	int access = dir == SROCE_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0;
+
+	while (len) {
+		const struct ib_sge *sge;
+		struct sroce_mr *mr;
+		u64 iova;
+		int err;
+		u32 n;
+
+		if (cur->sge >= num_sge)
+			return -ENOSPC;
+		sge = &sgl[cur->sge];
+		if (cur->off >= sge->length) {
+			cur->sge++;
+			cur->off = 0;
+			continue;
+		}
+
+		n = min(len, sge->length - cur->off);
+		iova = sge->addr + cur->off;
+		mr = sroce_mr_lookup(sdev, pd, sge->lkey, false, access, iova, n,
+				     &err);
+		if (!mr)
+			return err;
+		if (skb)
+			err = sroce_mr_copy_skb(mr, iova, skb, skb_off, n, dir,
+						crc);
+		else
+			err = sroce_mr_copy(mr, iova, buf, n, dir, crc);
+		sroce_mr_put(mr);
+		if (err)
+			return err;
+
+		cur->off += n;
+		len -= n;
+		if (skb)
+			skb_off += n;
+		else
+			buf += n;
+	}
+	return 0;
+}
+
+/**
+ * sroce_sgl_copy - copy between a local SGE list and a kernel buffer
+ * @sdev: the device
+ * @pd: the PD of the QP that owns the list
+ * @sgl: the SGEs (a kernel copy: a user WQE must be copied out of the
+ *	ring first); struct rxe_sge has the same layout
+ * @num_sge: entries in @sgl
+ * @cur: where to start; advanced past the bytes copied
+ * @buf: the buffer
+ * @len: bytes to copy
+ * @dir: SROCE_TO_MR (needs IB_ACCESS_LOCAL_WRITE) or SROCE_FROM_MR
+ * @crc: NULL, or a CRC32 to continue over the bytes copied
+ *
+ * Any context.  On failure @cur and @crc are left somewhere in between;
+ * the work request fails anyway.
+ *
+ * Return: 0, an error from sroce_mr_lookup() or sroce_mr_copy(), or
+ * -ENOSPC when the list ends first.
+ */
+int sroce_sgl_copy(struct sroce_dev *sdev, struct sroce_pd *pd,
+		   const struct ib_sge *sgl, unsigned int num_sge,
+		   struct sroce_sgl_cursor *cur, void *buf, u32 len,
+		   enum sroce_copy_dir dir, u32 *crc)
+{
+	return sroce_sgl_xfer(sdev, pd, sgl, num_sge, cur, buf, NULL, 0, len,
+			      dir, crc);
+}
+
+/**
+ * sroce_sgl_copy_skb - copy between a local SGE list and an sk_buff
+ * @sdev: the device
+ * @pd: the PD of the QP that owns the list
+ * @sgl: the SGEs
+ * @num_sge: entries in @sgl
+ * @cur: where to start; advanced past the bytes copied
+ * @skb: the packet (see sroce_mr_copy_skb())
+ * @skb_off: offset of the data in @skb
+ * @len: bytes to copy
+ * @dir: SROCE_TO_MR (receive) or SROCE_FROM_MR (send)
+ * @crc: NULL, or a CRC32 to continue over the bytes copied
+ *
+ * As sroce_sgl_copy().
+ *
+ * Return: as sroce_sgl_copy().
+ */
+int sroce_sgl_copy_skb(struct sroce_dev *sdev, struct sroce_pd *pd,
+		       const struct ib_sge *sgl, unsigned int num_sge,
+		       struct sroce_sgl_cursor *cur, struct sk_buff *skb,
+		       int skb_off, u32 len, enum sroce_copy_dir dir, u32 *crc)
+{
+	if (WARN_ON_ONCE(!skb))
+		return -EFAULT;
+	return sroce_sgl_xfer(sdev, pd, sgl, num_sge, cur, NULL, skb, skb_off,
+			      len, dir, crc);
+}
+
+/**
+ * sroce_sgl_advance - move a cursor without copying
+ * @sgl: the SGEs
+ * @num_sge: entries in @sgl
+ * @cur: the cursor
+ * @len: bytes to skip
+ *
+ * For a requester that resends from the middle of a message.  No key is
+ * checked.  Any context.
+ *
+ * Return: 0, or -ENOSPC when the list ends first.
+ */
+int sroce_sgl_advance(const struct ib_sge *sgl, unsigned int num_sge,
+		      struct sroce_sgl_cursor *cur, u32 len)
+{
+	while (len) {
+		u32 n;
+
+		if (cur->sge >= num_sge)
+			return -ENOSPC;
+		if (cur->off >= sgl[cur->sge].length) {
+			cur->sge++;
+			cur->off = 0;
+			continue;
+		}
+		n = min(len, sgl[cur->sge].length - cur->off);
+		cur->off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static const struct ib_device_ops sroce_mr_ops = {
+	.alloc_mr = sroce_alloc_mr,
+	.dereg_mr = sroce_dereg_mr,
+	.get_dma_mr = sroce_get_dma_mr,
+	.map_mr_sg = sroce_map_mr_sg,
+	.reg_user_mr = sroce_reg_user_mr,
+};
+
+/* Install the MR verbs; called while the device is set up. */
+void sroce_mr_set_ops(struct ib_device *ibdev)
+{
+	ib_set_device_ops(ibdev, &sroce_mr_ops);
+}
