@@ -58,7 +58,11 @@ skip() {
 
 # The last 40 lines of a command's output, for diagnostics.
 _tail_output() {
-	printf '%s\n' "$1" | tail -n 40
+	if [ -n "$1" ]; then
+		printf '%s\n' "$1" | tail -n 40
+	else
+		echo "(no output)"
+	fi
 }
 
 # check DESC CMD [ARG...]: ok if CMD exits 0; otherwise show its output.

@@ -25,8 +25,10 @@ log() { echo "mkinitramfs: $*" >&2; }
 KVER=$1
 [ -d "/lib/modules/$KVER" ] || { log "no /lib/modules/$KVER"; exit 1; }
 # A dynamically linked busybox would find no libc in the initramfs.
-[ -x "$BUSYBOX" ] && ! readelf -l "$BUSYBOX" 2>/dev/null | grep -q INTERP ||
-	{ log "$BUSYBOX is not static: apt-get install busybox-static"; exit 1; }
+if [ ! -x "$BUSYBOX" ] || readelf -l "$BUSYBOX" 2>/dev/null | grep -q INTERP; then
+	log "$BUSYBOX is missing or not static: apt-get install busybox-static"
+	exit 1
+fi
 
 # The .ko files to insmod, in order, without duplicates (modprobe lists a
 # shared dependency once for every module that needs it).

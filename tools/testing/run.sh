@@ -1,0 +1,369 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run sroce's tests in a QEMU VM, one VM per kernel.
+#
+#   tools/testing/run.sh [--kernel VER]... [--module-dir DIR]
+#                        [--tests "NAME..."] [--out DIR] [--timeout SEC]
+#
+#   --kernel VER      a kernel release installed on this machine (or "6.1",
+#                     "6.12"); may be repeated; default: all that
+#                     tools/kernels.sh prints
+#   --module-dir DIR  the built modules are DIR/<VER>/sroce.ko (and any other
+#                     .ko there); default: build/ in the repository
+#   --tests "N..."    tests to run: names of tools/testing/tests/*.sh without
+#                     .sh, or globs ("0*"); default (or ""): all, sorted
+#   --out DIR         results go to DIR/<VER>/; default: build/test-results
+#   --timeout SEC     timeout of each test, default 300; a test may set its
+#                     own with a "# timeout: SEC" line in its first 20 lines
+#
+# Example, one test on one kernel:
+#
+#   tools/testing/run.sh --kernel 6.1.0-57-amd64 --tests 00-harness
+#
+# Each VM boots the installed kernel with a tiny initramfs (vm/), mounts
+# the host's / read-only as its root and the results dir read-write, runs
+# the tests in sequence (vm/guest.sh) and powers off.  Results, per kernel:
+#
+#   tests/NAME.tap   the test's TAP output (and stderr)
+#   dmesg.txt        the guest's kernel log
+#   console.log      its serial console, written by QEMU (shows panics)
+#
+# A test passes when all its assertions pass (a "# SKIP" one is skipped),
+# it printed its plan and exited 0 within its timeout.  Per kernel there is
+# one more check, "kernel log clean": no panic, BUG, WARNING, Oops, lockdep, KASAN,
+# UBSAN, kmemleak, RCU, hung task, soft lockup or GPF report, no Call Trace.
+# The last line is "N passed, N failed[, N skipped]", counting assertions
+# plus those checks; the exit status is 1 if anything failed.
+#
+# Settings for the tests: variables named SROCE_* in the environment are
+# passed to the guest (e.g. SROCE_SKIP_HARNESS_SELFTEST=1).
+#
+# Only one test VM runs at a time on the machine: a second run.sh waits
+# for the first (lock file $SROCE_VM_LOCK, default /run/lock/sroce-vm.lock).
+
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+TESTS_DIR=$HERE/tests
+
+# One VM at a time on this machine (2 cores, TCG): runs from any clone wait
+# for each other on this lock.
+VM_LOCK=${SROCE_VM_LOCK:-/run/lock/sroce-vm.lock}
+
+# Seconds allowed for booting and for the final dmesg and power-off.
+BOOT_ALLOWANCE=240
+# Per test, on top of its timeout: starting, cleaning up, kill grace.
+TEST_SLACK=20
+
+# What fails the "kernel log clean" check.
+KERNEL_LOG_BAD='BUG:|WARNING:|Oops|KASAN|UBSAN|kmemleak|possible circular locking'
+KERNEL_LOG_BAD+='|inconsistent lock state|possible recursive locking'
+KERNEL_LOG_BAD+='|suspicious RCU usage|hung task|blocked for more than'
+KERNEL_LOG_BAD+='|soft lockup|general protection fault|Call Trace:|Kernel panic'
+
+usage() {
+	sed -n '4,/^$/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" | sed -n '1,20p' >&2
+	exit 2
+}
+
+die() { echo "run.sh: $*" >&2; exit 2; }
+
+KERNELS=()
+MODULE_DIR=$REPO/build
+TEST_PATTERNS=
+OUT=$REPO/build/test-results
+TIMEOUT=300
+
+parse_args() {
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--kernel)     [ $# -ge 2 ] || usage; KERNELS+=("$2"); shift 2 ;;
+		--module-dir) [ $# -ge 2 ] || usage; MODULE_DIR=$2; shift 2 ;;
+		--tests)      [ $# -ge 2 ] || usage; TEST_PATTERNS=$2; shift 2 ;;
+		--out)        [ $# -ge 2 ] || usage; OUT=$2; shift 2 ;;
+		--timeout)    [ $# -ge 2 ] || usage; TIMEOUT=$2; shift 2 ;;
+		-h|--help)    usage ;;
+		*)            echo "run.sh: unknown argument: $1" >&2; usage ;;
+		esac
+	done
+	[[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "--timeout wants seconds, not '$TIMEOUT'"
+	MODULE_DIR=$(realpath -m "$MODULE_DIR")
+	OUT=$(realpath -m "$OUT")
+	# QEMU's -virtfs option cannot take a path with a comma.
+	[[ $OUT != *,* ]] || die "--out: no commas in the path, please"
+}
+
+# "6.1" and "6.12" mean what tools/kernels.sh says.
+resolve_kernels() {
+	local k i
+
+	if [ ${#KERNELS[@]} -eq 0 ]; then
+		mapfile -t KERNELS < <("$REPO/tools/kernels.sh")
+	fi
+	for i in "${!KERNELS[@]}"; do
+		k=${KERNELS[$i]}
+		if [ ! -d "/lib/modules/$k" ] && [[ $k =~ ^6\.[0-9]+$ ]]; then
+			k=$("$REPO/tools/kernels.sh" "$k") || die "no kernel for $k"
+			KERNELS[i]=$k
+		fi
+		if [ ! -r "/boot/vmlinuz-$k" ] || [ ! -d "/lib/modules/$k" ]; then
+			die "kernel $k is not installed (/boot/vmlinuz-$k, /lib/modules/$k)"
+		fi
+	done
+}
+
+# TESTS: the selected test names, in sorted order, each once.
+resolve_tests() {
+	local all=() name pat matched
+
+	for name in "$TESTS_DIR"/*.sh; do
+		[ -e "$name" ] && all+=("$(basename "$name" .sh)")
+	done
+	mapfile -t all < <(printf '%s\n' "${all[@]}" | LC_ALL=C sort)
+	TESTS=()
+	if [ -z "${TEST_PATTERNS// /}" ]; then
+		TESTS=("${all[@]}")
+	else
+		for pat in $TEST_PATTERNS; do
+			pat=${pat%.sh}
+			matched=0
+			for name in "${all[@]}"; do
+				# shellcheck disable=SC2053 # $pat is a glob on purpose
+				[[ $name == $pat ]] && matched=1
+			done
+			[ $matched -eq 1 ] || die "no test matches '$pat' in $TESTS_DIR"
+		done
+		for name in "${all[@]}"; do
+			for pat in $TEST_PATTERNS; do
+				# shellcheck disable=SC2053
+				if [[ $name == ${pat%.sh} ]]; then TESTS+=("$name"); break; fi
+			done
+		done
+	fi
+	[ ${#TESTS[@]} -gt 0 ] || die "no test to run in $TESTS_DIR"
+}
+
+# Same rule as vm/guest.sh: "# timeout: N" near the top, or --timeout.
+test_timeout() {
+	local t
+	t=$(head -n 20 "$TESTS_DIR/$1.sh" | sed -n 's/^# timeout: *\([0-9][0-9]*\) *$/\1/p' | head -n 1)
+	echo "${t:-$TIMEOUT}"
+}
+
+vm_timeout() {
+	local name total=$BOOT_ALLOWANCE
+	for name in "${TESTS[@]}"; do
+		total=$((total + $(test_timeout "$name") + TEST_SLACK))
+	done
+	echo "$total"
+}
+
+PASSED=0
+FAILED=0
+SKIPPED=0
+
+# -------------------------------------------------------------- report ----
+
+# "name ........" padded to a fixed width.
+dots() {
+	local name=$1 pad
+	pad=$(printf '%*s' $((28 - ${#name})) '' | tr ' ' '.')
+	echo "$name ${pad:-.}"
+}
+
+# Print the failed assertions of a TAP file with their diagnostics.
+tap_failures() {
+	awk '
+		/^not ok/ || /^Bail out!/ { show = 1; n = 0; print "    " $0; next }
+		/^# harness:/             { print "    " $0; next }
+		/^(ok|not ok|1\.\.)/      { show = 0 }
+		show && /^#/ && n++ < 15  { print "      " $0 }
+	' "$1"
+}
+
+# report_test K NAME: count and print the result of one finished test.
+report_test() {
+	local k=$1 name=$2 dir=$OUT/$1
+	local tap=$dir/tests/$name.tap done=$dir/tests/$name.done
+	local rc secs timedout p f s n plan bail extra=() status
+
+	# shellcheck disable=SC2046 # word splitting of "rc=N secs=N ..." wanted
+	local $(cat "$done")
+	read -r p f s n plan bail < <(awk '
+		/^ok( |$)/     { n++; if ($0 ~ /# *[Ss][Kk][Ii][Pp]/) s++; else p++ }
+		/^not ok( |$)/ { n++; if ($0 ~ /# *TODO/) s++; else f++ }
+		/^1\.\.[0-9]+/ { split($1, a, /\.\./); plan = a[2]
+		                 if (plan == 0 && $0 ~ /# *[Ss][Kk][Ii][Pp]/) s++ }
+		/^Bail out!/   { bail = 1 }
+		END { print p + 0, f + 0, s + 0, n + 0, (plan == "" ? -1 : plan), bail + 0 }
+	' "$tap")
+
+	if [ "$timedout" = 1 ]; then
+		extra+=("timed out after ${secs}s")
+	elif [ "$bail" = 1 ]; then
+		extra+=("bailed out")
+	elif [ "$plan" -lt 0 ]; then
+		extra+=("no plan (1..N): the test ended before tap_done (exit status $rc)")
+	elif [ "$plan" -gt "$n" ]; then
+		extra+=("planned $plan assertions, ran $n")
+	elif [ "$rc" != 0 ] && [ "$f" -eq 0 ]; then
+		extra+=("exit status $rc")
+	fi
+	f=$((f + ${#extra[@]}))
+
+	PASSED=$((PASSED + p)); FAILED=$((FAILED + f)); SKIPPED=$((SKIPPED + s))
+	if [ "$timedout" = 1 ]; then
+		status=TIMEOUT
+	elif [ $f -gt 0 ]; then
+		status=FAIL
+	else
+		status=ok
+	fi
+	[ "$s" -eq 0 ] || status+=", $s skipped"
+	echo "[$k] $(dots "$name") $p/$((p + f + s)) $status (${secs}s)"
+	if [ $f -gt 0 ]; then
+		tap_failures "$tap"
+		[ ${#extra[@]} -eq 0 ] || printf '    %s\n' "${extra[@]}"
+		echo "    output: $tap"
+	fi
+}
+
+# check_kernel_log K: the "kernel log clean" check.  Lines are tagged with
+# the test that was running (the guest marks the log with "sroce-harness:").
+check_kernel_log() {
+	local k=$1 dir=$OUT/$1 log bad
+
+	log=$dir/dmesg.txt
+	# No dmesg: the guest died; its console has what made it to the screen.
+	[ -s "$log" ] || log=$dir/console.log
+	bad=$(awk -v re="$KERNEL_LOG_BAD" '
+		/sroce-harness: start / { sub(/.*sroce-harness: start /, ""); t = $1; next }
+		/sroce-harness: end /   { t = ""; next }
+		$0 ~ re { print "    " (t == "" ? "[boot]" : "[" t "]") " " $0 }
+	' "$log" 2>/dev/null || true)
+	if [ -s "$dir/kmemleak.txt" ]; then
+		bad+=$'\n'"    kmemleak: $(grep -c unreferenced "$dir/kmemleak.txt") leaks, see $dir/kmemleak.txt"
+	fi
+	if [ -z "$bad" ]; then
+		PASSED=$((PASSED + 1))
+		echo "[$k] $(dots "kernel log clean") ok"
+		return
+	fi
+	FAILED=$((FAILED + 1))
+	echo "[$k] $(dots "kernel log clean") FAIL"
+	printf '%s\n' "$bad" | head -n 40
+	echo "    log: $log"
+}
+
+# ----------------------------------------------------------------- VM ----
+
+# Write OUTDIR/.vm/boot.sh: the guest's settings, then vm/guest.sh.
+write_boot_script() {
+	local k=$1 dir=$OUT/$1 modindex=$2 var
+
+	{
+		echo "#!/bin/bash"
+		echo "# Written by tools/testing/run.sh for $k."
+		printf 'export %s=%q\n' \
+			SROCE_REPO "$REPO" \
+			SROCE_MODULE_DIR "$MODULE_DIR" \
+			SROCE_MODINDEX "$modindex" \
+			SROCE_TESTS "${TESTS[*]}" \
+			SROCE_TEST_TIMEOUT "$TIMEOUT"
+		for var in $(compgen -e | grep '^SROCE_' || true); do
+			case $var in
+			SROCE_REPO|SROCE_MODULE_DIR|SROCE_MODINDEX|SROCE_TESTS|SROCE_TEST_TIMEOUT) ;;
+			*) printf 'export %s=%q\n' "$var" "${!var}" ;;
+			esac
+		done
+		printf 'exec /bin/bash %q\n' "$REPO/tools/testing/vm/guest.sh"
+	} >"$dir/.vm/boot.sh"
+}
+
+# run_kernel K: boot one VM for kernel K, stream results as tests finish.
+run_kernel() {
+	local k=$1 dir=$OUT/$1 modindex="" vmt qpid qrc=0 i=0 booted=0 name start lockfd
+
+	rm -rf "$dir/tests" "$dir/.vm" "$dir/dmesg.txt" "$dir/console.log" "$dir/kmemleak.txt"
+	mkdir -p "$dir/tests" "$dir/.vm"
+	if [ -e "$MODULE_DIR/$k/sroce.ko" ]; then
+		modindex=$("$HERE/vm/modindex.sh" "$k" "$MODULE_DIR") ||
+			echo "[$k] warning: could not prepare module indexes; the guest runs depmod"
+	else
+		echo "[$k] note: no $MODULE_DIR/$k/sroce.ko: tests that need the module will fail"
+	fi
+	write_boot_script "$k" "$modindex"
+	vmt=$(vm_timeout)
+	# qemu inherits the locked descriptor: the lock lasts as long as the VM.
+	exec {lockfd}>>"$VM_LOCK"
+	if ! flock -n "$lockfd"; then
+		echo "[$k] waiting for another test VM to finish ($VM_LOCK)"
+		flock "$lockfd"
+	fi
+	echo "[$k] booting VM for ${#TESTS[@]} test(s), VM timeout ${vmt}s"
+	start=$SECONDS
+	"$HERE/vm/qemu.sh" "$k" "$dir" "$vmt" &
+	qpid=$!
+	exec {lockfd}>&-
+	trap 'kill "$qpid" 2>/dev/null; exit 130' INT TERM
+
+	# Report each test as soon as its .done file shows up in the share.
+	while :; do
+		if [ $booted = 0 ] && [ -s "$dir/.vm/booted" ]; then
+			booted=1
+			echo "[$k] booted in $((SECONDS - start))s (guest uptime $(cat "$dir/.vm/booted")s)"
+		fi
+		if [ $i -lt ${#TESTS[@]} ] && [ -e "$dir/tests/${TESTS[$i]}.done" ]; then
+			report_test "$k" "${TESTS[$i]}"
+			i=$((i + 1))
+			continue
+		fi
+		kill -0 "$qpid" 2>/dev/null || break
+		sleep 1
+	done
+	wait "$qpid" || qrc=$?
+	trap - INT TERM
+
+	# Tests that finished between the last poll and the VM's exit, then
+	# those that never did.
+	for name in "${TESTS[@]:$i}"; do
+		if [ -e "$dir/tests/$name.done" ]; then
+			report_test "$k" "$name"
+		else
+			FAILED=$((FAILED + 1))
+			echo "[$k] $(dots "$name") FAIL (did not finish: the VM stopped)"
+		fi
+	done
+	check_kernel_log "$k"
+	if [ ! -e "$dir/.vm/finished" ]; then
+		FAILED=$((FAILED + 1))
+		if [ $qrc = 124 ]; then
+			echo "[$k] VM killed after its timeout of ${vmt}s"
+		else
+			echo "[$k] VM stopped before the end (qemu exit status $qrc)"
+		fi
+		echo "    last lines of $dir/console.log:"
+		tail -n 25 "$dir/console.log" 2>/dev/null | sed 's/^/      /'
+	fi
+	echo "[$k] done in $((SECONDS - start))s, results in $dir"
+}
+
+main() {
+	local k summary
+
+	parse_args "$@"
+	resolve_kernels
+	resolve_tests
+	command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (make deps)"
+	for k in "${KERNELS[@]}"; do
+		run_kernel "$k"
+	done
+	summary="$PASSED passed, $FAILED failed"
+	[ $SKIPPED -eq 0 ] || summary+=", $SKIPPED skipped"
+	echo "$summary"
+	[ $FAILED -eq 0 ]
+}
+
+main "$@"
