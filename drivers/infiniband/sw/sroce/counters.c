@@ -11,7 +11,9 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RX_PACKETS].name = "rx_packets",
 	[SROCE_CNT_RX_DROP_MALFORMED].name = "rx_drop_malformed",
 	[SROCE_CNT_RX_DROP_NO_QP].name = "rx_drop_no_qp",
+	[SROCE_CNT_RX_DROP_ICRC].name = "rx_drop_icrc",
 	[SROCE_CNT_TX_PACKETS].name = "tx_packets",
+	[SROCE_CNT_TX_DROPPED].name = "tx_dropped",
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);

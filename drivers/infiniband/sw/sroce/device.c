@@ -13,6 +13,7 @@
 
 #include "sroce.h"
 #include "cq.h"
+#include "qp.h"
 #include "srq.h"
 
 static void sroce_init_attr(struct sroce_dev *sdev)
@@ -195,6 +196,8 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 	sroce_mr_table_destroy(&sdev->mr_table);
 	WARN_ON(!xa_empty(&sdev->ah_xa));
 	xa_destroy(&sdev->ah_xa);
+	WARN_ON(!xa_empty(&sdev->qp_xa));
+	xa_destroy(&sdev->qp_xa);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 }
 
@@ -206,6 +209,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.alloc_pd = sroce_alloc_pd,
 	.create_ah = sroce_create_ah,
 	.create_cq = sroce_create_cq,
+	.create_qp = sroce_create_qp,
 	.create_srq = sroce_create_srq,
 	.create_user_ah = sroce_create_ah,
 	.alloc_ucontext = sroce_alloc_ucontext,
@@ -214,6 +218,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.dealloc_ucontext = sroce_dealloc_ucontext,
 	.destroy_ah = sroce_destroy_ah,
 	.destroy_cq = sroce_destroy_cq,
+	.destroy_qp = sroce_destroy_qp,
 	.destroy_srq = sroce_destroy_srq,
 	.enable_driver = sroce_enable_driver,
 	.get_dev_fw_str = sroce_fw_str,
@@ -222,14 +227,18 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.mmap = sroce_mmap,
 	.mmap_free = sroce_mmap_free,
 	.modify_device = sroce_modify_device,
+	.modify_qp = sroce_modify_qp,
 	.modify_srq = sroce_modify_srq,
 	.peek_cq = sroce_peek_cq,
 	.poll_cq = sroce_poll_cq,
+	.post_recv = sroce_post_recv,
+	.post_send = sroce_post_send,
 	.post_srq_recv = sroce_post_srq_recv,
 	.query_ah = sroce_query_ah,
 	.query_device = sroce_query_device,
 	.query_pkey = sroce_query_pkey,
 	.query_port = sroce_query_port,
+	.query_qp = sroce_query_qp,
 	.query_srq = sroce_query_srq,
 	.req_notify_cq = sroce_req_notify_cq,
 	.resize_cq = sroce_resize_cq,
@@ -237,6 +246,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 };
@@ -249,6 +259,7 @@ static int sroce_dev_setup(struct sroce_dev *sdev, struct net_device *ndev)
 	/* Before anything that can fail: dealloc_driver undoes these. */
 	sroce_mr_table_init(&sdev->mr_table);
 	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 
 	sdev->stats = alloc_percpu(struct sroce_stats);
 	if (!sdev->stats)

@@ -15,6 +15,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "sroce.h"
+#include "qp.h"
 
 /*
  * All sroce devices.  Writers hold sroce_devices_lock (taken inside RTNL
@@ -32,6 +33,16 @@ struct sroce_dev *sroce_find_dev_rcu(const struct net_device *ndev)
 		if (sdev->ndev == ndev)
 			return sdev;
 	return NULL;
+}
+
+/* The device after @sdev on the list (the first if NULL), under RCU. */
+struct sroce_dev *sroce_next_dev_rcu(struct sroce_dev *sdev)
+{
+	struct list_head *next = sdev ? rcu_dereference(list_next_rcu(&sdev->list)) :
+				 rcu_dereference(list_next_rcu(&sroce_devices));
+
+	return next == &sroce_devices ? NULL :
+	       list_entry(next, struct sroce_dev, list);
 }
 
 /*
@@ -129,9 +140,12 @@ static int __init sroce_init(void)
 {
 	int err;
 
-	err = sroce_udp_init();
+	err = sroce_qp_wq_init();
 	if (err)
 		return err;
+	err = sroce_udp_init();
+	if (err)
+		goto err_wq;
 
 	err = sroce_netdev_init();
 	if (err)
@@ -143,6 +157,8 @@ static int __init sroce_init(void)
 
 err_udp:
 	sroce_udp_exit();
+err_wq:
+	sroce_qp_wq_exit();
 	return err;
 }
 
@@ -159,6 +175,7 @@ static void __exit sroce_exit(void)
 	WARN_ON(!list_empty(&sroce_devices));
 	sroce_netdev_exit();
 	sroce_udp_exit();
+	sroce_qp_wq_exit();
 	pr_info("unloaded\n");
 }
 

@@ -52,6 +52,9 @@ struct sroce_ucontext {
  * @ah_next: next AH number to try
  * @num_cqs: CQs in existence, at most SROCE_MAX_CQ
  * @num_srqs: SRQs in existence, at most SROCE_MAX_SRQ
+ * @qp_xa: the QPs, by QP number (bh lock; readers: RCU, see qp.h)
+ * @qp_next: next QP number to try
+ * @num_qps: QPs in existence, at most SROCE_MAX_QP
  */
 struct sroce_dev {
 	struct ib_device ibdev;
@@ -68,6 +71,9 @@ struct sroce_dev {
 	u32 ah_next;
 	atomic_t num_cqs;
 	atomic_t num_srqs;
+	struct xarray qp_xa;
+	u32 qp_next;
+	atomic_t num_qps;
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
@@ -85,11 +91,15 @@ static inline void sroce_count(struct sroce_dev *sdev, enum sroce_counter c)
 void sroce_devices_lock_acquire(void);
 void sroce_devices_lock_release(void);
 struct sroce_dev *sroce_find_dev_rcu(const struct net_device *ndev);
+struct sroce_dev *sroce_next_dev_rcu(struct sroce_dev *sdev);
 int sroce_dev_claim(struct sroce_dev *sdev, struct net_device *ndev);
 void sroce_dev_unlink(struct sroce_dev *sdev);
 
 /* device.c: ib_device creation and the device/port verbs */
 int sroce_dev_add(const char *name, struct net_device *ndev);
+
+/* net.c: the receive path's entry */
+int sroce_net_rcv(struct sk_buff *skb);
 
 /* netdev.c: following the netdev */
 bool sroce_port_is_active(const struct sroce_dev *sdev);
@@ -99,6 +109,7 @@ int sroce_netdev_init(void);
 void sroce_netdev_exit(void);
 
 /* udp.c: the RoCEv2 UDP sockets, one pair per network namespace */
+struct sock *sroce_udp_sock(struct net *net, bool ipv6);
 int sroce_udp_init(void);
 void sroce_udp_exit(void);
 

@@ -26,22 +26,20 @@ static unsigned int sroce_net_id __read_mostly;
 
 /*
  * Packets for port 4791 arrive here in softirq, with skb->data at the UDP
- * header.  Until the data path exists, every packet is counted and
- * dropped.  Return 0: the skb is ours.
+ * header.  Return 0: the skb is ours.
  */
 static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
-	struct sroce_dev *sdev;
+	return sroce_net_rcv(skb);
+}
 
-	rcu_read_lock();
-	sdev = sroce_find_dev_rcu(skb->dev);
-	if (sdev) {
-		sroce_count(sdev, SROCE_CNT_RX_PACKETS);
-		sroce_count(sdev, SROCE_CNT_RX_DROP_NO_QP);
-	}
-	rcu_read_unlock();
-	kfree_skb(skb);
-	return 0;
+/* The socket packets to @net's peers are sent from, or NULL. */
+struct sock *sroce_udp_sock(struct net *net, bool ipv6)
+{
+	struct sroce_net *sn = net_generic(net, sroce_net_id);
+	struct socket *sock = ipv6 ? sn->sock6 : sn->sock4;
+
+	return sock ? sock->sk : NULL;
 }
 
 static int sroce_udp_open(struct net *net, bool ipv6, struct socket **sockp)
@@ -59,7 +57,8 @@ static int sroce_udp_open(struct net *net, bool ipv6, struct socket **sockp)
 	if (ipv6) {
 		ucfg.family = AF_INET6;
 		ucfg.ipv6_v6only = 1;
-		ucfg.use_udp6_rx_checksums = 1;
+		/* RoCEv2 peers send IPv6 with a zero UDP checksum too. */
+		ucfg.use_udp6_rx_checksums = 0;
 	} else {
 		ucfg.family = AF_INET;
 	}

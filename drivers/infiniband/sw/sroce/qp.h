@@ -1,0 +1,448 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Queue pairs and the per-QP engine.
+ *
+ * Everything a QP does on the wire runs in its work item (qp->work), one
+ * instance at a time, holding qp->engine_lock: receiving (responder and
+ * completer), sending (requester, read responses, ACKs), timers' effects
+ * and flushing.  The engine state (req, comp, resp) is only touched
+ * there, so it needs no other locking.  Softirq receive only queues the
+ * skb on qp->rx_queue and queues the work; timers only set a flag bit and
+ * queue the work.  Different QPs run in parallel on the sroce workqueue.
+ *
+ * Lifetime: the receive path finds QPs under RCU (xa_load on the device's
+ * QP table) and only queues to them inside the RCU read section; destroy
+ * erases the QP from the table, waits for a grace period, marks it dead,
+ * stops the timers and the work, and purges the queue.  Nothing else holds
+ * a pointer to a QP, so after that it can go.
+ */
+#ifndef SROCE_QP_H
+#define SROCE_QP_H
+
+#include <linux/mutex.h>
+#include <linux/skbuff.h>
+#include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_user_rxe.h>
+
+#include "av.h"
+#include "mr.h"
+#include "queue.h"
+#include "wire.h"
+
+struct sroce_cq;
+struct sroce_srq;
+struct sroce_pd;
+
+#define SROCE_MIN_QPN		16		/* 0, 1: SMI and GSI */
+#define SROCE_MAX_QPN		0xfffffe	/* 0xffffff is multicast */
+#define SROCE_GSI_QPN		1
+
+/* Requester: unacknowledged packets in flight, and AckReq spacing. */
+#define SROCE_MAX_UNACKED_PSNS	512
+#define SROCE_ACK_EVERY		64
+/* Packets one pass of the engine handles per direction before yielding. */
+#define SROCE_BUDGET		64
+
+/* qp->flags bits, set from any context */
+enum sroce_qp_flag {
+	SROCE_QPF_DEAD,		/* being destroyed: do nothing more */
+	SROCE_QPF_RETRANS,	/* the retransmit timer fired */
+	SROCE_QPF_RNR,		/* the RNR timer fired */
+	SROCE_QPF_FLUSH,	/* the QP entered ERR: flush everything */
+};
+
+/* struct sroce_send_wqe::state */
+enum sroce_wqe_state {
+	SROCE_WQE_PENDING,	/* fetched, nothing sent yet */
+	SROCE_WQE_ACTIVE,	/* some packets sent */
+	SROCE_WQE_SENT,		/* every packet sent, waiting for the peer */
+	SROCE_WQE_DONE,		/* complete (status set), not yet retired */
+};
+
+/**
+ * struct sroce_send_wqe - a send work request, in kernel memory
+ * @wr: copy of the ring slot's work request (user rings are hostile: only
+ *	this copy is ever validated and used)
+ * @av: UD: the destination, resolved from the AH when fetched
+ * @length: payload bytes, computed by the driver
+ * @num_sge: entries in @sge
+ * @is_inline: the payload is in @inline_data, not behind @sge
+ * @state: see enum sroce_wqe_state
+ * @status: completion status once DONE
+ * @first_psn: PSN of the first packet (RC/UC)
+ * @last_psn: PSN of the last packet; a READ consumes one PSN per
+ *	response packet
+ * @ssn: send sequence number
+ * @rd_counted: a READ or atomic counted in req.rd_atomic
+ * @sge: the gather list (or @inline_data), sized by the QP's limits
+ */
+struct sroce_send_wqe {
+	struct rxe_send_wr wr;
+	struct sroce_av av;
+	u32 length;
+	u32 num_sge;
+	bool is_inline;
+	u8 state;
+	enum ib_wc_status status;
+	u32 first_psn;
+	u32 last_psn;
+	u32 ssn;
+	bool rd_counted;
+	union {
+		DECLARE_FLEX_ARRAY(struct ib_sge, sge);
+		DECLARE_FLEX_ARRAY(u8, inline_data);
+	};
+};
+
+/**
+ * struct sroce_sq - the send queue
+ * @q: the ring work requests are posted to (librxe's layout)
+ * @lock: serialises kernel post_send (irqsave); user rings have no lock
+ * @max_wr: capacity reported to the user
+ * @max_sge: gather entries per WQE
+ * @max_inline: inline bytes per WQE
+ * @wqe: kernel copies of fetched WQEs, a ring of @size entries of @stride
+ *	bytes; indices below are free-running, masked with @size - 1
+ * @stride: bytes per @wqe entry
+ * @size: entries in @wqe, a power of two >= the ring's capacity
+ * @head: next @wqe entry to fill from the ring
+ */
+struct sroce_sq {
+	struct sroce_queue q;
+	spinlock_t lock;	/* kernel post_send */
+	u32 max_wr;
+	u32 max_sge;
+	u32 max_inline;
+	void *wqe;
+	u32 stride;
+	u32 size;
+	u32 head;
+};
+
+/**
+ * struct sroce_rq - the receive queue of a QP without an SRQ
+ * @q: the ring (struct rxe_recv_wqe slots)
+ * @lock: serialises kernel post_recv (irqsave)
+ * @max_wr: capacity reported to the user
+ * @max_sge: scatter entries per WQE
+ */
+struct sroce_rq {
+	struct sroce_queue q;
+	spinlock_t lock;	/* kernel post_recv */
+	u32 max_wr;
+	u32 max_sge;
+};
+
+/**
+ * struct sroce_qp_attr - what modify_qp set, as the engine uses it
+ * @av: RC/UC: the path to the peer
+ * @dest_qpn: RC/UC: the peer QP
+ * @qkey: UD: our Q_Key
+ * @mtu: path MTU in bytes
+ * @path_mtu: the same, as an enum
+ * @sq_psn: first PSN we send (copied to req/comp at RTS)
+ * @rq_psn: first PSN we expect (copied to resp at RTR)
+ * @timeout: local ACK timeout, 4.096 us * 2^timeout, 0 = infinite
+ * @retry_cnt: retries on timeout or NAK sequence error
+ * @rnr_retry: retries after RNR NAKs, 7 = infinite
+ * @min_rnr_timer: the RNR NAK timer value we send (IBTA code)
+ * @max_rd_atomic: reads/atomics we may have outstanding
+ * @max_dest_rd_atomic: reads/atomics the peer may have outstanding with us
+ * @access: IB_ACCESS_REMOTE_* the peer may use on this QP
+ * @pkey_index: always 0
+ * @port_num: always 1
+ */
+struct sroce_qp_attr {
+	struct sroce_av av;
+	u32 dest_qpn;
+	u32 qkey;
+	u32 mtu;
+	enum ib_mtu path_mtu;
+	u32 sq_psn;
+	u32 rq_psn;
+	u8 timeout;
+	u8 retry_cnt;
+	u8 rnr_retry;
+	u8 min_rnr_timer;
+	u8 max_rd_atomic;
+	u8 max_dest_rd_atomic;
+	int access;
+	u16 pkey_index;
+	u8 port_num;
+};
+
+/**
+ * struct sroce_req - requester state (send side of RC/UC/UD)
+ * @psn: next PSN to send
+ * @next: index (in sq.wqe) of the WQE being sent or next to send
+ * @offset: payload bytes of WQE @next already sent
+ * @tail: index of the oldest WQE not yet retired
+ * @rd_atomic: reads and atomics outstanding
+ * @ssn: next send sequence number
+ * @since_ackreq: packets sent since the last one with AckReq
+ * @cur: where in WQE @next's gather list @offset is
+ */
+struct sroce_req {
+	u32 psn;
+	u32 next;
+	u32 offset;
+	u32 tail;
+	u32 rd_atomic;
+	u32 ssn;
+	u32 since_ackreq;
+	struct sroce_sgl_cursor cur;
+};
+
+/**
+ * struct sroce_comp - completer state (RC requester's receive side)
+ * @psn: oldest PSN not yet acknowledged
+ * @read_off: bytes of the READ at @psn's WQE already placed
+ * @retry_left: retries left before IB_WC_RETRY_EXC_ERR
+ * @rnr_left: RNR retries left before IB_WC_RNR_RETRY_EXC_ERR
+ * @rnr_wait: sending stopped until the RNR timer fires
+ * @cur: where in that READ's scatter list @read_off is
+ */
+struct sroce_comp {
+	u32 psn;
+	u32 read_off;
+	struct sroce_sgl_cursor cur;
+	u8 retry_left;
+	u8 rnr_left;
+	bool rnr_wait;
+};
+
+/* A responder resource: one READ or atomic the peer asked for. */
+enum sroce_res_type {
+	SROCE_RES_NONE,
+	SROCE_RES_READ,
+	SROCE_RES_ATOMIC,
+};
+
+/**
+ * struct sroce_resp_res - a READ or atomic request we answered or are
+ *	answering, kept so that duplicates can be answered again
+ * @type: see enum sroce_res_type
+ * @first_psn: PSN of the request (and of the first response)
+ * @last_psn: PSN of the last response packet
+ * @va: READ: remote address asked for
+ * @rkey: READ: the key
+ * @length: READ: bytes asked for
+ * @psn: READ: next response PSN to send
+ * @offset: READ: bytes sent so far
+ * @atomic_orig: ATOMIC: the original value returned
+ * @msn: MSN when the request was accepted, for its responses
+ */
+struct sroce_resp_res {
+	u8 type;
+	u32 first_psn;
+	u32 last_psn;
+	u64 va;
+	u32 rkey;
+	u32 length;
+	u32 psn;
+	u32 offset;
+	u64 atomic_orig;
+	u32 msn;
+};
+
+/**
+ * struct sroce_resp - responder state (receive side of requests)
+ * @psn: next PSN expected
+ * @msn: message sequence number of the last message completed
+ * @nak_sent: a PSN sequence error NAK is out; don't send another until an
+ *	in-order packet arrives
+ * @last_op: opcode of the last accepted packet (to check FIRST/MIDDLE/LAST)
+ * @in_msg: a multi-packet SEND or WRITE is in progress
+ * @drop_msg: UC: discard until the next FIRST/ONLY (a packet was lost)
+ * @have_wqe: @wqe holds the receive WQE the current SEND fills
+ * @wqe: that receive WQE
+ * @cur: where in @wqe the next payload goes
+ * @recv_len: bytes received so far in the current SEND
+ * @write_va: RDMA WRITE: where the next payload goes
+ * @write_rkey: RDMA WRITE: its key
+ * @write_left: RDMA WRITE: bytes still expected (from the RETH)
+ * @ack_pending: an ACK is owed for @ack_psn
+ * @ack_psn: the PSN to acknowledge
+ * @res: @nres responder resources, a ring (SROCE_MAX_RD_ATOM entries)
+ * @nres: entries in @res
+ * @res_head: next entry of @res to use
+ * @res_send: index of the READ whose responses are being sent, or -1
+ */
+struct sroce_resp {
+	u32 psn;
+	u32 msn;
+	bool nak_sent;
+	u8 last_op;
+	bool in_msg;
+	bool drop_msg;
+	bool have_wqe;
+	struct sroce_recv_wqe_copy wqe;
+	struct sroce_sgl_cursor cur;
+	u32 recv_len;
+	u64 write_va;
+	u32 write_rkey;
+	u32 write_left;
+	bool ack_pending;
+	u32 ack_psn;
+	struct sroce_resp_res *res;
+	u32 nres;
+	u32 res_head;
+	int res_send;
+};
+
+/**
+ * struct sroce_qp - a queue pair
+ * @ibqp: the core's object; must stay first
+ * @pd: its protection domain
+ * @scq: send completion queue
+ * @rcq: receive completion queue
+ * @srq: shared receive queue, or NULL
+ * @is_user: the rings are mapped by a user process
+ * @sig_all: every send WQE generates a completion
+ * @state_lock: protects @state (bh: the receive path reads it)
+ * @state: IBTA QP state
+ * @engine_lock: held by the engine while it runs, and by modify/destroy
+ *	while they change what it uses
+ * @work: the engine, see the top of this file
+ * @flags: enum sroce_qp_flag bits
+ * @rx_queue: received packets waiting for the engine
+ * @retrans_timer: local ACK timeout
+ * @rnr_timer: RNR NAK wait
+ * @attr: attributes from modify_qp
+ * @src_port: UDP source port of our packets (ECMP entropy per QP)
+ * @sq: send queue
+ * @rq: receive queue (unused with @srq)
+ * @req: requester state
+ * @comp: completer state
+ * @resp: responder state
+ */
+struct sroce_qp {
+	struct ib_qp ibqp;
+	struct sroce_pd *pd;
+	struct sroce_cq *scq;
+	struct sroce_cq *rcq;
+	struct sroce_srq *srq;
+	bool is_user;
+	bool sig_all;
+
+	spinlock_t state_lock;		/* @state */
+	enum ib_qp_state state;
+
+	struct mutex engine_lock;	/* the engine; see above */
+	struct work_struct work;
+	unsigned long flags;
+	struct sk_buff_head rx_queue;
+	struct timer_list retrans_timer;
+	struct timer_list rnr_timer;
+
+	struct sroce_qp_attr attr;
+	u16 src_port;
+
+	struct sroce_sq sq;
+	struct sroce_rq rq;
+
+	struct sroce_req req;
+	struct sroce_comp comp;
+	struct sroce_resp resp;
+};
+
+/**
+ * struct sroce_skb_cb - what the receive path notes in skb->cb
+ * @vlan_id: the VLAN the packet came in on
+ * @has_vlan: @vlan_id is valid
+ *
+ * The netdev a packet arrived on may be gone by the time the QP's engine
+ * looks at it, so skb->dev is replaced by the sroce device's own netdev
+ * when queued, and what the engine needs from the original is kept here.
+ */
+struct sroce_skb_cb {
+	u16 vlan_id;
+	bool has_vlan;
+};
+
+#define SROCE_SKB_CB(skb) ((struct sroce_skb_cb *)(skb)->cb)
+
+static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct sroce_qp, ibqp);
+}
+
+static inline struct sroce_dev *sroce_qp_dev(const struct sroce_qp *qp)
+{
+	return container_of(qp->ibqp.device, struct sroce_dev, ibdev);
+}
+
+static inline struct sroce_send_wqe *sroce_sq_wqe(const struct sroce_qp *qp,
+						  u32 index)
+{
+	return qp->sq.wqe + (size_t)(index & (qp->sq.size - 1)) * qp->sq.stride;
+}
+
+static inline enum ib_qp_state sroce_qp_state(const struct sroce_qp *qp)
+{
+	return READ_ONCE(qp->state);
+}
+
+/* qp.c */
+int sroce_qp_wq_init(void);
+void sroce_qp_wq_exit(void);
+void sroce_qp_kick(struct sroce_qp *qp);
+void sroce_qp_error(struct sroce_qp *qp);
+struct sroce_qp *sroce_qp_lookup_rcu(struct sroce_dev *sdev, u32 qpn);
+void sroce_qp_rx_enqueue(struct sroce_qp *qp, struct sk_buff *skb);
+int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata);
+int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata);
+int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init);
+int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+
+/*
+ * net.c: packets out.  sroce_tx_alloc() returns an empty skb with room
+ * for @len bytes (BTH, extension headers, payload and pad) plus the
+ * headers below and the ICRC after; the caller skb_put()s exactly those
+ * bytes, then sroce_tx() adds UDP/IP, the ICRC, and sends or loops it
+ * back.  sroce_tx() always consumes the skb.
+ *
+ * Packets in: the engine hands sroce_resp_rcv()/sroce_comp_rcv() a packet
+ * whose ICRC is checked and whose headers are decoded in @pkt; skb->data
+ * is at the BTH and the payload is at offset pkt->hdr_len (maybe in
+ * frags: copy with skb_copy_bits() or sroce_sgl_copy_skb()), the IP
+ * header at skb_network_header().  The skb stays the caller's.
+ */
+struct sk_buff *sroce_tx_alloc(struct sroce_qp *qp, const struct sroce_av *av,
+			       unsigned int len);
+int sroce_tx(struct sroce_qp *qp, const struct sroce_av *av,
+	     struct sk_buff *skb);
+void sroce_rx_process(struct sroce_qp *qp, struct sk_buff *skb);
+
+/* verbs.c: posting */
+int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr);
+int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr);
+
+/* send.c: requester and completer */
+int sroce_req_send(struct sroce_qp *qp, int budget);
+void sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
+		    struct sk_buff *skb);
+void sroce_comp_timeout(struct sroce_qp *qp);
+void sroce_comp_rnr_expired(struct sroce_qp *qp);
+void sroce_sq_flush(struct sroce_qp *qp);
+void sroce_send_init(struct sroce_qp *qp);
+
+/* recv.c: responder */
+void sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
+		    struct sk_buff *skb);
+void sroce_resp_send_ack(struct sroce_qp *qp);
+int sroce_resp_send_reads(struct sroce_qp *qp, int budget);
+void sroce_rq_flush(struct sroce_qp *qp);
+int sroce_resp_init(struct sroce_qp *qp);
+void sroce_resp_reset(struct sroce_qp *qp);
+void sroce_resp_cleanup(struct sroce_qp *qp);
+
+#endif /* SROCE_QP_H */

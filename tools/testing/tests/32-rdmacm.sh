@@ -1,0 +1,53 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 600
+#
+# rdma_cm through sroce: rping with its data check (-V), ucmatose (RC
+# connections, sends) and udaddy (UD), over IPv4 and IPv6, server in ns0
+# (sroce0), client in ns1 (sroce1).  rdma_cm runs over the GSI QP (QP1)
+# and ib_cm MADs, so this is also their test.
+. "$(dirname "$0")/../lib.sh"
+require_sroce
+
+# shellcheck disable=SC2317
+cleanup() { [ -n "${server:-}" ] && kill "$server" 2>/dev/null; topo_clean; }
+trap cleanup EXIT
+
+# cm_pair NAME SERVER-CMD... -- CLIENT-CMD...: server in ns0, then client
+# in ns1; both must exit 0.
+cm_pair() {
+	local name=$1 s=() rc=0
+	shift
+	while [ "$1" != -- ]; do s+=("$1"); shift; done
+	shift
+	run_ns ns0 timeout 120 "${s[@]}" >server.log 2>&1 &
+	server=$!
+	sleep 2
+	check "$name (client)" run_ns ns1 timeout 120 "$@"
+	wait "$server" || rc=$?
+	if [ $rc -eq 0 ]; then ok "$name (server)"; else
+		not_ok "$name (server)" "exit $rc" "$(tail -n 20 server.log)"; fi
+	server=
+}
+
+topo_veth
+run_ns ns0 rdma link add sroce0 type sroce netdev veth0
+run_ns ns1 rdma link add sroce1 type sroce netdev veth1
+poll_until 10 rdma_gid_index sroce0 1 fd00::1
+poll_until 10 rdma_gid_index sroce1 1 fd00::2
+
+cm_pair "rping IPv4 100 x 64 B, data checked" \
+	rping -s -a 10.0.0.1 -C 100 -V -- rping -c -a 10.0.0.1 -C 100 -V
+cm_pair "rping IPv4 20 x 64 KiB, data checked" \
+	rping -s -a 10.0.0.1 -C 20 -S 65536 -V -- rping -c -a 10.0.0.1 -C 20 -S 65536 -V
+cm_pair "rping IPv6 50 x 1 KiB, data checked" \
+	rping -s -a fd00::1 -C 50 -S 1024 -V -- rping -c -a fd00::1 -C 50 -S 1024 -V
+cm_pair "ucmatose IPv4, 4 connections" \
+	ucmatose -b 10.0.0.1 -c 4 -C 10 -- ucmatose -s 10.0.0.1 -c 4 -C 10
+cm_pair "ucmatose IPv6" \
+	ucmatose -b fd00::1 -f ipv6 -C 10 -- ucmatose -s fd00::1 -f ipv6 -C 10
+cm_pair "udaddy IPv4" \
+	udaddy -b 10.0.0.1 -C 10 -- udaddy -s 10.0.0.1 -C 10
+cm_pair "udaddy IPv6" \
+	udaddy -b fd00::1 -f ipv6 -C 10 -- udaddy -s fd00::1 -f ipv6 -C 10
+tap_done
