@@ -44,6 +44,7 @@ kernels=$("$REPO/tools/kernels.sh") || { echo "0 passed, 1 failed"; exit 1; }
 for v in $kernels; do
 	step "build $v" make -C "$REPO" --no-print-directory modules KDIR=/lib/modules/$v/build
 done
+step "build the integrity tester" make -C "$REPO/tools/testing/integrity" --no-print-directory
 step "sparse (C=2), both kernels" make -C "$REPO" --no-print-directory sparse
 step "checkpatch --strict" make -C "$REPO" --no-print-directory checkpatch
 

@@ -47,8 +47,11 @@ poll_until 10 rdma_gid_index sroce1 1 fd00::2
 s4=$(rdma_gid_index sroce0 1 10.0.0.1) c4=$(rdma_gid_index sroce1 1 10.0.0.2)
 s6=$(rdma_gid_index sroce0 1 fd00::1) c6=$(rdma_gid_index sroce1 1 fd00::2)
 
+# The ping-pongs exchange QP numbers over TCP on IPv4 (their servers listen
+# on IPv4 only); the GID picks the family of the RDMA traffic.
+addr=10.0.0.1
 for fam in 4 6; do
-	if [ $fam = 4 ]; then sg=$s4 cg=$c4 addr=10.0.0.1; else sg=$s6 cg=$c6 addr=fd00::1; fi
+	if [ $fam = 4 ]; then sg=$s4 cg=$c4; else sg=$s6 cg=$c6; fi
 	for size in 1 1000 1024 1025 4096 10000; do
 		pingpong "rc IPv$fam ${size} B" ns0 sroce0 "$sg" ns1 sroce1 "$cg" "$addr" \
 			ibv_rc_pingpong -s "$size" -n 20

@@ -25,7 +25,10 @@ perf() {
 	run_ns ns0 timeout 120 "$prog" -d sroce0 -x "$s4" -p "$port" -F "$@" \
 		>server.log 2>&1 &
 	server=$!
-	if ! poll_until 20 listening "$port"; then
+	# With -R the server listens through rdma_cm, not on a TCP port.
+	if [[ " $* " == *" -R "* ]]; then
+		sleep 3
+	elif ! poll_until 20 listening "$port"; then
 		not_ok "$name" "server did not listen" "$(cat server.log)"
 		kill "$server" 2>/dev/null
 		server=

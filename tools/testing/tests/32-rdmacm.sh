@@ -38,8 +38,8 @@ poll_until 10 rdma_gid_index sroce1 1 fd00::2
 
 cm_pair "rping IPv4 100 x 64 B, data checked" \
 	rping -s -a 10.0.0.1 -C 100 -V -- rping -c -a 10.0.0.1 -C 100 -V
-cm_pair "rping IPv4 20 x 64 KiB, data checked" \
-	rping -s -a 10.0.0.1 -C 20 -S 65536 -V -- rping -c -a 10.0.0.1 -C 20 -S 65536 -V
+cm_pair "rping IPv4 20 x 60000 B, data checked" \
+	rping -s -a 10.0.0.1 -C 20 -S 60000 -V -- rping -c -a 10.0.0.1 -C 20 -S 60000 -V
 cm_pair "rping IPv6 50 x 1 KiB, data checked" \
 	rping -s -a fd00::1 -C 50 -S 1024 -V -- rping -c -a fd00::1 -C 50 -S 1024 -V
 cm_pair "ucmatose IPv4, 4 connections" \

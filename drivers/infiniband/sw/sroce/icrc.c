@@ -25,6 +25,7 @@
 #include <linux/skbuff.h>
 #include <linux/string.h>
 #include <linux/udp.h>
+#include <kunit/visibility.h>
 
 #include "wire.h"
 
@@ -110,6 +111,7 @@ int sroce_icrc_buf(const void *iphdr, unsigned int len, __le32 *icrc)
 	*icrc = cpu_to_le32(~crc);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_icrc_buf);
 
 /*
  * Copy @len bytes at @off from the data of @skb; @off may be negative,
@@ -196,3 +198,4 @@ int sroce_icrc_skb(struct sk_buff *skb, int nhoff, unsigned int len,
 	*icrc = cpu_to_le32(~crc);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_icrc_skb);

@@ -15,6 +15,7 @@
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
+#include <kunit/visibility.h>
 
 #include "sroce.h"
 #include "mr.h"
@@ -59,6 +60,7 @@ void sroce_mr_table_init(struct sroce_mr_table *table)
 	xa_init_flags(&table->xa, XA_FLAGS_ALLOC1);
 	table->next = 1;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_table_init);
 
 /**
  * sroce_mr_table_destroy - free the key table of a device
@@ -421,13 +423,7 @@ int sroce_mr_invalidate(struct sroce_dev *sdev, struct sroce_pd *pd, u32 key)
 	sroce_mr_put(mr);
 	return err;
 }
-
-/* [iova, iova + length) inside [mr_iova, mr_iova + mr_length), no overflow */
-static bool sroce_in_range(u64 mr_iova, u64 mr_length, u64 iova, u64 length)
-{
-	return iova >= mr_iova && length <= mr_length &&
-	       iova - mr_iova <= mr_length - length;
-}
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_invalidate);
 
 static int sroce_mr_check(struct sroce_mr *mr, struct sroce_pd *pd, u32 key,
 			  int access, u64 iova, u64 length)
@@ -440,7 +436,7 @@ static int sroce_mr_check(struct sroce_mr *mr, struct sroce_pd *pd, u32 key,
 		return -EPERM;
 	if (access & ~mr->access)
 		return -EACCES;
-	if (!sroce_in_range(mr->iova, mr->length, iova, length))
+	if (!sroce_range_ok(mr->iova, mr->length, iova, length))
 		return -ERANGE;
 	return 0;
 }
@@ -499,6 +495,7 @@ struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, struct sroce_pd *pd,
 	}
 	return mr;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_lookup);
 
 /*
  * Map the MR memory at @iova: at most @len bytes of it that are
@@ -545,7 +542,7 @@ static void sroce_mr_unmap(struct sroce_mr *mr, void *va)
 
 static int sroce_mr_range(struct sroce_mr *mr, u64 iova, u64 length)
 {
-	if (!sroce_in_range(READ_ONCE(mr->iova), READ_ONCE(mr->length), iova,
+	if (!sroce_range_ok(READ_ONCE(mr->iova), READ_ONCE(mr->length), iova,
 			    length))
 		return -ERANGE;
 	return 0;
@@ -597,6 +594,7 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_copy);
 
 /* Copy @n bytes between @va and @skb at @off, CRC over the skb's bytes. */
 static int sroce_skb_xfer(struct sk_buff *skb, u32 off, void *va, u32 n,
@@ -725,6 +723,7 @@ int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swap, u64 compare,
 	sroce_mr_unmap(mr, va);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_atomic);
 
 /*
  * The loop behind sroce_sgl_copy() and sroce_sgl_copy_skb(): @skb NULL
@@ -807,6 +806,7 @@ int sroce_sgl_copy(struct sroce_dev *sdev, struct sroce_pd *pd,
 	return sroce_sgl_xfer(sdev, pd, sgl, num_sge, cur, buf, NULL, 0, len,
 			      dir, crc);
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_sgl_copy);
 
 /**
  * sroce_sgl_copy_skb - copy between a local SGE list and an sk_buff
@@ -867,6 +867,7 @@ int sroce_sgl_advance(const struct ib_sge *sgl, unsigned int num_sge,
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_sgl_advance);
 
 static const struct ib_device_ops sroce_mr_ops = {
 	.alloc_mr = sroce_alloc_mr,

@@ -170,6 +170,23 @@ struct sroce_sgl_cursor {
 	u32 off;
 };
 
+/**
+ * sroce_range_ok - whether an access lies inside an MR
+ * @mr_iova: the MR's first address
+ * @mr_len: the MR's length in bytes
+ * @iova: the first address accessed
+ * @len: the number of bytes accessed
+ *
+ * Return: true if [@iova, @iova + @len) is inside [@mr_iova, @mr_iova +
+ * @mr_len), computed without overflow; a zero-length access may sit just
+ * past the end.
+ */
+static inline bool sroce_range_ok(u64 mr_iova, u64 mr_len, u64 iova, u64 len)
+{
+	return iova >= mr_iova && len <= mr_len &&
+	       iova - mr_iova <= mr_len - len;
+}
+
 static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
 {
 	return container_of(ibmr, struct sroce_mr, ibmr);

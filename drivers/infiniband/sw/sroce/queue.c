@@ -10,6 +10,7 @@
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <kunit/visibility.h>
 
 #include "queue.h"
 
@@ -97,6 +98,7 @@ int sroce_queue_init(struct sroce_queue *q, struct ib_ucontext *uctx,
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_queue_init);
 
 /**
  * sroce_queue_free - release a ring
@@ -115,6 +117,7 @@ void sroce_queue_free(struct sroce_queue *q)
 		kvfree(q->buf);
 	memset(q, 0, sizeof(*q));
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_queue_free);
 
 /**
  * sroce_queue_mminfo - where userspace maps a user ring
@@ -186,6 +189,7 @@ int sroce_queue_resize_commit(struct sroce_queue *q, struct sroce_queue *new_q)
 	swap(*q, *new_q);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_queue_resize_commit);
 
 /**
  * sroce_recvq_take - take the next receive WQE from a receive ring
@@ -242,6 +246,7 @@ int sroce_recvq_take(struct sroce_queue *q, u32 max_sge,
 	out->length = length;
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_recvq_take);
 
 /**
  * sroce_recvq_post_one - post one kernel receive work request
@@ -283,3 +288,4 @@ int sroce_recvq_post_one(struct sroce_queue *q, u32 max_sge,
 	sroce_queue_advance_producer(q);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_recvq_post_one);

@@ -20,6 +20,7 @@
 #include "sroce.h"
 #include "cq.h"
 #include "qp.h"
+#include "timers.h"
 
 static bool sroce_wr_is_read_atomic(u32 opcode)
 {
@@ -228,14 +229,6 @@ static void sroce_sq_retire(struct sroce_qp *qp)
 
 /* ------------------------------------------------------------ timers */
 
-static unsigned long sroce_ack_timeout(const struct sroce_qp *qp)
-{
-	/* 4.096 us * 2^timeout, rounded up to at least a jiffy */
-	u64 ns = 4096ULL << qp->attr.timeout;
-
-	return max(nsecs_to_jiffies(ns), 1UL);
-}
-
 static bool sroce_req_outstanding(const struct sroce_qp *qp)
 {
 	return sroce_psn_cmp(qp->comp.psn, qp->req.psn) < 0;
@@ -247,17 +240,11 @@ static void sroce_retrans_rearm(struct sroce_qp *qp)
 	if (qp->ibqp.qp_type != IB_QPT_RC || !qp->attr.timeout)
 		return;
 	if (sroce_req_outstanding(qp))
-		mod_timer(&qp->retrans_timer, jiffies + sroce_ack_timeout(qp));
+		mod_timer(&qp->retrans_timer,
+			  jiffies + sroce_ack_timeout_jiffies(qp->attr.timeout));
 	else
 		del_timer(&qp->retrans_timer);
 }
-
-/* IBTA RNR NAK timer field, in microseconds (0 is the longest). */
-static const u32 sroce_rnr_usecs[32] = {
-	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
-	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
-	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
-};
 
 /* ---------------------------------------------------------- requester */
 
@@ -759,9 +746,7 @@ static void sroce_comp_rnr(struct sroce_qp *qp, u32 psn, u8 timer)
 	sroce_req_rewind(qp, psn);
 	qp->comp.rnr_wait = true;
 	del_timer(&qp->retrans_timer);
-	mod_timer(&qp->rnr_timer,
-		  jiffies + max(usecs_to_jiffies(sroce_rnr_usecs[timer & 31]),
-				1UL));
+	mod_timer(&qp->rnr_timer, jiffies + sroce_rnr_timer_jiffies(timer));
 }
 
 static enum ib_wc_status sroce_nak_status(u8 code)

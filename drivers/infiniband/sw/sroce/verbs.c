@@ -133,6 +133,8 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	}
 	if (qp->is_user) {
 		/* The doorbell: librxe has filled the mapped ring. */
+		if (state == IB_QPS_ERR)
+			set_bit(SROCE_QPF_FLUSH, &qp->flags);
 		sroce_qp_kick(qp);
 		return 0;
 	}

@@ -10,6 +10,7 @@
 #include <linux/errno.h>
 #include <linux/string.h>
 #include <asm/byteorder.h>
+#include <kunit/visibility.h>
 
 #include "wire.h"
 
@@ -133,6 +134,7 @@ const struct sroce_opcode_info *sroce_opcode(u8 opcode)
 
 	return info->name ? info : NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_opcode);
 
 /*
  * The payload rules that depend on the opcode alone (the QP checks the
@@ -270,6 +272,7 @@ int sroce_pkt_parse(const void *bth, unsigned int len, struct sroce_pkt *pkt)
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_pkt_parse);
 
 /**
  * sroce_pkt_build() - encode the transport headers
@@ -374,3 +377,4 @@ unsigned int sroce_pkt_build(void *buf, const struct sroce_pkt *pkt)
 	}
 	return info->hdr_len;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_pkt_build);

@@ -1,0 +1,2525 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sroce_integrity: a data-integrity test of RC over a RoCEv2 RDMA device.
+ *
+ * One binary, three ways to run it:
+ *
+ *   sroce_integrity -l [-d DEV] [-g GID]          loopback: two QPs on one
+ *                                                 device, in this process
+ *   sroce_integrity -s [-d DEV] [-g GID] [-p PORT] server (the responder)
+ *   sroce_integrity -c HOST [-d DEV] [-g GID]     client (runs the tests)
+ *
+ * The client drives everything.  It talks to the server over a TCP socket
+ * with small fixed-size messages (struct msg): "create a QP connected to
+ * mine", "fill / poison / check these regions of your buffer", "post these
+ * receives", "give me your receive completions" and so on; the server only
+ * does what it is told.  In loopback mode the same requests are served by
+ * a function call instead of the socket, so both modes share every line of
+ * test logic.  Both ends must run the same binary (the messages are raw
+ * structs).
+ *
+ * Every byte that lands is checked against a position- and seed-dependent
+ * pattern, and GUARD bytes around each destination region must still hold
+ * the POISON written before the transfer.  Every completion is checked
+ * field by field.  Output is TAP; the exit status is 0 only if all passed.
+ *
+ * Only the classic verbs are used (ibv_post_send, ibv_post_recv,
+ * ibv_poll_cq): librxe 44's extended post/poll API has bugs.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define MIN(a, b)	((a) < (b) ? (a) : (b))
+#define MAX(a, b)	((a) > (b) ? (a) : (b))
+
+#define DEFAULT_TCP_PORT 18515
+#define KIB		1024UL
+#define MIB		(1024UL * 1024UL)
+#define BUF_SIZE	(MIB + 64 * KIB)	/* per end, registered once */
+#define GUARD		16		/* poisoned bytes each side of a region */
+#define POISON		0x5a
+#define WAIT_MS		10000		/* the deadline of every wait */
+#define ACCEPT_MS	30000		/* the server waits this long for a client */
+#define MAX_REG		32		/* regions in one message */
+#define MAX_WC		64		/* completions in one message */
+#define QP_DEPTH	128
+#define CQ_DEPTH	512
+#define WANT_SGE	8
+#define WANT_INLINE	512
+#define WANT_RD_ATOMIC	16
+#define BOGUS_QPN	0xfedcba
+#define GIVE_UP		3		/* cases in a row that time out */
+
+/* Fixed places in the buffers, away from the data regions (< 1 MiB + 9 KiB). */
+#define SPARE_OFF	(BUF_SIZE - 4 * KIB)	/* a receive WRITE_WITH_IMM must not touch */
+#define ATOMIC_LOFF	(BUF_SIZE - 3 * KIB)	/* local results of atomics */
+#define MW_OFF		(512 * KIB)		/* what the memory window covers */
+#define MW_LEN		(8 * KIB)
+
+enum { PASS, FAIL, SKIP };
+
+/* Test groups, for -t. */
+enum {
+	G_BASIC = 1 << 0,
+	G_SGE = 1 << 1,
+	G_INLINE = 1 << 2,
+	G_ATOMIC = 1 << 3,
+	G_BURST = 1 << 4,
+	G_INV = 1 << 5,
+	G_ERROR = 1 << 6,
+	G_ALL = (1 << 7) - 1,
+};
+
+static const struct {
+	const char *name;
+	unsigned int bit;
+} group_names[] = {
+	{ "basic", G_BASIC }, { "sge", G_SGE }, { "inline", G_INLINE },
+	{ "atomic", G_ATOMIC }, { "burst", G_BURST }, { "inv", G_INV },
+	{ "error", G_ERROR }, { "all", G_ALL },
+};
+
+struct opts {
+	const char *dev;
+	const char *host;
+	int ib_port;
+	int gid_idx;
+	int tcp_port;
+	bool server;
+	bool loopback;
+	bool quick;
+	bool verbose;
+	bool self_check;
+	uint32_t seed;
+	unsigned int groups;
+};
+
+/* ------------------------------------------------------------ wire ---- */
+
+/* A piece of a buffer: bytes [off, off + len) carry stream bytes [pos, ...). */
+struct region {
+	uint64_t off;
+	uint64_t len;
+	uint64_t pos;
+};
+
+/* A work completion as it travels. */
+struct wwc {
+	uint64_t wr_id;
+	uint32_t status;
+	uint32_t opcode;
+	uint32_t byte_len;
+	uint32_t flags;
+	uint32_t imm;		/* imm_data (raw, network order) or invalidated_rkey */
+	uint32_t qp_num;
+	uint32_t src_qp;
+	uint32_t vendor_err;
+};
+
+struct qp_info {
+	uint32_t qpn;
+	uint32_t psn;
+	uint32_t mtu;		/* enum ibv_mtu */
+	uint32_t pad;
+	uint8_t gid[16];
+};
+
+struct qp_params {
+	uint8_t timeout;
+	uint8_t retry_cnt;
+	uint8_t rnr_retry;
+	uint8_t min_rnr_timer;
+};
+
+struct hello {
+	uint64_t addr;
+	uint64_t len;
+	uint32_t rkey;
+	uint32_t max_recv_sge;
+	uint32_t mtu;
+	uint32_t mw_ok;
+	uint32_t atomic_ok;
+	uint32_t pad;
+	uint8_t gid[16];
+};
+
+enum {
+	CMD_HELLO = 1,
+	CMD_QP_CREATE,	/* params, qpi: the client's QP; reply qpi: ours */
+	CMD_QP_DESTROY,
+	CMD_FILL,	/* reg[nreg] with pattern seed */
+	CMD_POISON,	/* reg[nreg] and their guards */
+	CMD_CHECK,	/* reg[nreg]: pattern below stream pos limit, poison above */
+	CMD_SET64,	/* *(u64 *)(buf + reg[0].off) = val */
+	CMD_GET64,
+	CMD_POST_RECV,	/* count = 0: one WR with reg[nreg]; 1: one WR per region */
+	CMD_POLL_RECV,	/* count completions; reply status = how many came */
+	CMD_BIND_MW,	/* type 2 MW over reg[0]; reply val = rkey */
+	CMD_QUIT,
+};
+
+struct msg {
+	uint32_t cmd;
+	int32_t status;		/* reply: < 0 on error (err says why) */
+	uint32_t seed;
+	uint32_t nreg;
+	uint32_t count;
+	uint32_t pad;
+	uint64_t limit;
+	uint64_t val;
+	uint64_t wr_id;
+	struct qp_params params;
+	struct qp_info qpi;
+	struct hello hello;
+	struct region reg[MAX_REG];
+	struct wwc wc[MAX_WC];
+	char err[256];
+};
+
+/* ---------------------------------------------------------- helpers ---- */
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static uint32_t mix32(uint32_t x)
+{
+	x ^= x >> 16;
+	x *= 0x7feb352dU;
+	x ^= x >> 15;
+	x *= 0x846ca68bU;
+	x ^= x >> 16;
+	return x;
+}
+
+/* The byte at stream position pos of the pattern with this seed. */
+static inline uint8_t pat(uint32_t seed, uint64_t pos)
+{
+	uint32_t x = ((uint32_t)pos + seed) * 0x9e3779b1U;
+
+	x ^= (uint32_t)(pos >> 32) * 0x85ebca6bU;
+	x ^= x >> 15;
+	return (uint8_t)(x ^ (x >> 8));
+}
+
+static const char *wc_opcode_str(uint32_t op)
+{
+	switch (op) {
+	case IBV_WC_SEND:		return "SEND";
+	case IBV_WC_RDMA_WRITE:		return "RDMA_WRITE";
+	case IBV_WC_RDMA_READ:		return "RDMA_READ";
+	case IBV_WC_COMP_SWAP:		return "COMP_SWAP";
+	case IBV_WC_FETCH_ADD:		return "FETCH_ADD";
+	case IBV_WC_BIND_MW:		return "BIND_MW";
+	case IBV_WC_LOCAL_INV:		return "LOCAL_INV";
+	case IBV_WC_RECV:		return "RECV";
+	case IBV_WC_RECV_RDMA_WITH_IMM:	return "RECV_RDMA_WITH_IMM";
+	default:			return "?";
+	}
+}
+
+static void wc_to_wire(const struct ibv_wc *wc, struct wwc *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->wr_id = wc->wr_id;
+	w->status = wc->status;
+	w->opcode = wc->opcode;
+	w->byte_len = wc->byte_len;
+	w->flags = wc->wc_flags;
+	w->imm = wc->imm_data;
+	w->qp_num = wc->qp_num;
+	w->src_qp = wc->src_qp;
+	w->vendor_err = wc->vendor_err;
+}
+
+/*
+ * Poll cq until n completions came or ms passed; returns how many came
+ * (they go to out[]), or -1 if ibv_poll_cq failed.  Spins a little, then
+ * sleeps between polls: the machine may be small and emulated.
+ */
+static int poll_wcs(struct ibv_cq *cq, struct wwc *out, int n, int ms)
+{
+	uint64_t deadline = now_ms() + ms;
+	struct ibv_wc wc[16];
+	int got = 0, idle = 0, k, i;
+
+	while (got < n) {
+		k = ibv_poll_cq(cq, MIN(n - got, (int)ARRAY_SIZE(wc)), wc);
+		if (k < 0)
+			return -1;
+		for (i = 0; i < k; i++)
+			wc_to_wire(&wc[i], &out[got++]);
+		if (k > 0) {
+			idle = 0;
+			continue;
+		}
+		if (now_ms() > deadline)
+			break;
+		if (++idle < 200)
+			sched_yield();
+		else
+			usleep(50);
+	}
+	return got;
+}
+
+/* ----------------------------------------------------------- regions ---- */
+
+/*
+ * Split total bytes into up to n regions with sizes in the proportions of
+ * w[], from buffer offset base on, each followed by a gap wider than
+ * GUARD.  Zero bytes give one empty region.  Returns the region count.
+ */
+static int layout(struct region *r, uint64_t base, uint64_t total, int n,
+		  const unsigned int *w)
+{
+	uint64_t pos = 0, off = base, len, wsum = 0;
+	int i;
+
+	if (total == 0) {
+		r[0] = (struct region){ base, 0, 0 };
+		return 1;
+	}
+	if ((uint64_t)n > total)
+		n = (int)total;
+	for (i = 0; i < n; i++)
+		wsum += w[i];
+	for (i = 0; i < n; i++) {
+		if (i == n - 1) {
+			len = total - pos;
+		} else {
+			len = MAX(1, total * w[i] / wsum);
+			len = MIN(len, total - pos - (uint64_t)(n - 1 - i));
+		}
+		r[i] = (struct region){ off, len, pos };
+		pos += len;
+		off += len + GUARD + 2 * i + 3;
+	}
+	return n;
+}
+
+static const unsigned int w_send[] = { 3, 5, 7, 11, 2, 13, 4, 9 };
+static const unsigned int w_recv[] = { 7, 2, 5, 3, 11, 6, 1, 8 };
+
+static bool regions_fit(const struct region *r, int n, uint64_t size)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (r[i].off < GUARD || r[i].len > size ||
+		    r[i].off + r[i].len + GUARD > size)
+			return false;
+	return true;
+}
+
+static void region_fill(uint8_t *buf, const struct region *r, int n, uint32_t seed)
+{
+	uint64_t i;
+	int k;
+
+	for (k = 0; k < n; k++)
+		for (i = 0; i < r[k].len; i++)
+			buf[r[k].off + i] = pat(seed, r[k].pos + i);
+}
+
+static void region_poison(uint8_t *buf, const struct region *r, int n)
+{
+	int k;
+
+	for (k = 0; k < n; k++)
+		memset(buf + r[k].off - GUARD, POISON, r[k].len + 2 * GUARD);
+}
+
+/* Count bytes in [off, off + len) that are not POISON; note the first. */
+static uint64_t check_poison(const uint8_t *buf, uint64_t off, uint64_t len,
+			     uint64_t *first)
+{
+	uint64_t i, bad = 0;
+
+	for (i = 0; i < len; i++) {
+		if (buf[off + i] == POISON)
+			continue;
+		if (!bad++)
+			*first = off + i;
+	}
+	return bad;
+}
+
+/* For -C: spoil one byte of what region_check() is about to look at. */
+static void spoil(uint8_t *buf, const struct region *r, int n)
+{
+	if (n > 0)
+		buf[r[0].len ? r[0].off + r[0].len / 2 : r[0].off - 1] ^= 0x10;
+}
+
+/*
+ * Check regions: stream bytes below limit must match the pattern, the
+ * rest of each region and its guards must still be POISON.  Returns the
+ * number of bad bytes; err describes the first.
+ */
+static uint64_t region_check(const uint8_t *buf, const struct region *r, int n,
+			     uint32_t seed, uint64_t limit, char *err, size_t errlen)
+{
+	uint64_t i, bad = 0, nb, first = 0, dummy;
+	uint8_t want;
+	int k;
+
+	err[0] = 0;
+	for (k = 0; k < n; k++) {
+		nb = check_poison(buf, r[k].off - GUARD, GUARD, &first);
+		nb += check_poison(buf, r[k].off + r[k].len, GUARD, nb ? &dummy : &first);
+		if (nb && !bad)
+			snprintf(err, errlen, "region %d (off %" PRIu64 " len %" PRIu64
+				 "): guard byte at off %" PRIu64 " overwritten: 0x%02x",
+				 k, r[k].off, r[k].len, first, buf[first]);
+		bad += nb;
+		for (i = 0; i < r[k].len; i++) {
+			want = r[k].pos + i < limit ? pat(seed, r[k].pos + i) : POISON;
+			if (buf[r[k].off + i] == want)
+				continue;
+			if (!bad++)
+				snprintf(err, errlen, "region %d (off %" PRIu64 " len %" PRIu64
+					 "): byte %" PRIu64 " (stream pos %" PRIu64
+					 "): want 0x%02x got 0x%02x%s", k, r[k].off,
+					 r[k].len, i, r[k].pos + i, want,
+					 buf[r[k].off + i],
+					 want == POISON ? " (written past the message)" : "");
+		}
+	}
+	if (bad) {
+		size_t l = strlen(err);
+
+		snprintf(err + l, errlen - l, "; %" PRIu64 " bad bytes in all", bad);
+	}
+	return bad;
+}
+
+/* ----------------------------------------------------------- devices ---- */
+
+/* What one end has for its whole life: device, PD, buffer, MR. */
+struct side {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_device_attr dev;
+	struct ibv_port_attr port;
+	union ibv_gid gid;
+	uint8_t *buf;
+	struct ibv_mr *mr;
+	bool mw_ok;
+	int ib_port;
+	int gid_idx;
+};
+
+/* One RC QP and its CQs; made afresh whenever a test needs a clean slate. */
+struct conn {
+	struct ibv_cq *scq;
+	struct ibv_cq *rcq;
+	struct ibv_qp *qp;
+	uint32_t psn;
+	uint32_t max_inline;
+	uint32_t max_send_sge;
+	uint32_t max_recv_sge;
+};
+
+static struct ibv_context *open_device(const char *name)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx = NULL;
+	int i, n;
+
+	list = ibv_get_device_list(&n);
+	if (!list) {
+		perror("ibv_get_device_list");
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		if (name && strcmp(ibv_get_device_name(list[i]), name))
+			continue;
+		ctx = ibv_open_device(list[i]);
+		if (!ctx)
+			fprintf(stderr, "cannot open %s: %s\n",
+				ibv_get_device_name(list[i]), strerror(errno));
+		break;
+	}
+	if (i == n)
+		fprintf(stderr, "no RDMA device %s\n", name ? name : "at all");
+	ibv_free_device_list(list);
+	return ctx;
+}
+
+static int side_open(struct side *s, const struct opts *o)
+{
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+	void *buf;
+
+	memset(s, 0, sizeof(*s));
+	s->ib_port = o->ib_port;
+	s->gid_idx = o->gid_idx;
+	s->ctx = open_device(o->dev);
+	if (!s->ctx)
+		return -1;
+	if (ibv_query_device(s->ctx, &s->dev) ||
+	    ibv_query_port(s->ctx, s->ib_port, &s->port) ||
+	    ibv_query_gid(s->ctx, s->ib_port, s->gid_idx, &s->gid)) {
+		perror("query device/port/gid");
+		return -1;
+	}
+	if (s->port.state != IBV_PORT_ACTIVE)
+		fprintf(stderr, "warning: port %d is not active\n", s->ib_port);
+	s->pd = ibv_alloc_pd(s->ctx);
+	if (!s->pd || posix_memalign(&buf, 4096, BUF_SIZE)) {
+		perror("ibv_alloc_pd/posix_memalign");
+		return -1;
+	}
+	s->buf = buf;
+	memset(s->buf, POISON, BUF_SIZE);
+	s->mr = ibv_reg_mr(s->pd, s->buf, BUF_SIZE, access | IBV_ACCESS_MW_BIND);
+	s->mw_ok = s->mr != NULL;
+	if (!s->mr)
+		s->mr = ibv_reg_mr(s->pd, s->buf, BUF_SIZE, access);
+	if (!s->mr) {
+		perror("ibv_reg_mr");
+		return -1;
+	}
+	return 0;
+}
+
+static void side_close(struct side *s)
+{
+	if (s->mr)
+		ibv_dereg_mr(s->mr);
+	if (s->pd)
+		ibv_dealloc_pd(s->pd);
+	if (s->ctx)
+		ibv_close_device(s->ctx);
+	free(s->buf);
+	memset(s, 0, sizeof(*s));
+}
+
+static void conn_free(struct conn *q)
+{
+	if (!q)
+		return;
+	if (q->qp)
+		ibv_destroy_qp(q->qp);
+	if (q->scq)
+		ibv_destroy_cq(q->scq);
+	if (q->rcq)
+		ibv_destroy_cq(q->rcq);
+	free(q);
+}
+
+static struct ibv_qp *create_rc_qp(struct side *s, struct conn *q, uint32_t inl)
+{
+	struct ibv_qp_init_attr a = {
+		.send_cq = q->scq,
+		.recv_cq = q->rcq,
+		.qp_type = IBV_QPT_RC,
+		.sq_sig_all = 1,
+		.cap = {
+			.max_send_wr = QP_DEPTH,
+			.max_recv_wr = QP_DEPTH,
+			.max_send_sge = MIN(WANT_SGE, s->dev.max_sge),
+			.max_recv_sge = MIN(WANT_SGE, s->dev.max_sge),
+			.max_inline_data = inl,
+		},
+	};
+	struct ibv_qp *qp = ibv_create_qp(s->pd, &a);
+
+	if (qp) {
+		q->max_inline = a.cap.max_inline_data;
+		q->max_send_sge = a.cap.max_send_sge;
+		q->max_recv_sge = a.cap.max_recv_sge;
+	}
+	return qp;
+}
+
+static struct conn *conn_new(struct side *s, uint32_t psn)
+{
+	static const uint32_t inl[] = { WANT_INLINE, 256, 64, 0 };
+	struct conn *q = calloc(1, sizeof(*q));
+	unsigned int i;
+
+	if (!q)
+		return NULL;
+	q->psn = psn & 0xffffff;
+	q->scq = ibv_create_cq(s->ctx, CQ_DEPTH, NULL, NULL, 0);
+	q->rcq = ibv_create_cq(s->ctx, CQ_DEPTH, NULL, NULL, 0);
+	if (!q->scq || !q->rcq) {
+		perror("ibv_create_cq");
+		conn_free(q);
+		return NULL;
+	}
+	/* Ask for lots of inline data; settle for what the device has. */
+	for (i = 0; i < ARRAY_SIZE(inl) && !q->qp; i++)
+		q->qp = create_rc_qp(s, q, inl[i]);
+	if (!q->qp) {
+		perror("ibv_create_qp");
+		conn_free(q);
+		return NULL;
+	}
+	return q;
+}
+
+static void conn_info(const struct side *s, const struct conn *q, struct qp_info *i)
+{
+	memset(i, 0, sizeof(*i));
+	i->qpn = q->qp->qp_num;
+	i->psn = q->psn;
+	i->mtu = s->port.active_mtu;
+	memcpy(i->gid, s->gid.raw, 16);
+}
+
+static int modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask,
+		  const char *what, char *err, size_t errlen)
+{
+	int ret = ibv_modify_qp(qp, a, mask);
+
+	if (ret)
+		snprintf(err, errlen, "ibv_modify_qp(%s): %s", what, strerror(ret));
+	return ret;
+}
+
+/* RESET -> INIT -> RTR -> RTS, towards the QP described by r. */
+static int conn_connect(const struct side *s, struct conn *q,
+			const struct qp_info *r, const struct qp_params *p,
+			char *err, size_t errlen)
+{
+	struct ibv_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = s->ib_port;
+	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+	if (modify(q->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+		   IBV_QP_ACCESS_FLAGS, "INIT", err, errlen))
+		return -1;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = MIN(s->port.active_mtu, (enum ibv_mtu)r->mtu);
+	a.dest_qp_num = r->qpn;
+	a.rq_psn = r->psn;
+	a.max_dest_rd_atomic = MIN(WANT_RD_ATOMIC, s->dev.max_qp_rd_atom);
+	a.min_rnr_timer = p->min_rnr_timer;
+	a.ah_attr.is_global = 1;
+	memcpy(a.ah_attr.grh.dgid.raw, r->gid, 16);
+	a.ah_attr.grh.sgid_index = s->gid_idx;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = s->ib_port;
+	if (modify(q->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+		   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+		   IBV_QP_MIN_RNR_TIMER, "RTR", err, errlen))
+		return -1;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = p->timeout;
+	a.retry_cnt = p->retry_cnt;
+	a.rnr_retry = p->rnr_retry;
+	a.sq_psn = q->psn;
+	a.max_rd_atomic = MIN(WANT_RD_ATOMIC, s->dev.max_qp_init_rd_atom);
+	return modify(q->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+		      IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC,
+		      "RTS", err, errlen);
+}
+
+/* Turn regions into SGEs, leaving out empty ones; returns the SGE count. */
+static int to_sges(const struct side *s, const struct region *r, int n,
+		   struct ibv_sge *sge)
+{
+	int i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!r[i].len)
+			continue;
+		sge[k].addr = (uintptr_t)(s->buf + r[i].off);
+		sge[k].length = (uint32_t)r[i].len;
+		sge[k].lkey = s->mr->lkey;
+		k++;
+	}
+	return k;
+}
+
+static int post_recv(const struct side *s, struct ibv_qp *qp,
+		     const struct region *r, int n, uint64_t wr_id)
+{
+	struct ibv_sge sge[MAX_REG];
+	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = sge }, *bad;
+
+	wr.num_sge = to_sges(s, r, n, sge);
+	return ibv_post_recv(qp, &wr, &bad);
+}
+
+/* ------------------------------------------------------------ server ---- */
+
+/* The responder end: what the client's requests act on. */
+struct server {
+	struct side side;
+	struct conn *conn;
+	struct ibv_mw *mw;
+};
+
+static void server_drop_conn(struct server *s)
+{
+	if (s->mw)
+		ibv_dealloc_mw(s->mw);
+	s->mw = NULL;
+	conn_free(s->conn);
+	s->conn = NULL;
+}
+
+static void reply_err(struct msg *m, int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	m->status = status < 0 ? status : -EINVAL;
+	va_start(ap, fmt);
+	vsnprintf(m->err, sizeof(m->err), fmt, ap);
+	va_end(ap);
+}
+
+static void serve_hello(struct server *s, struct msg *m)
+{
+	struct side *d = &s->side;
+
+	memset(&m->hello, 0, sizeof(m->hello));
+	m->hello.addr = (uintptr_t)d->buf;
+	m->hello.len = BUF_SIZE;
+	m->hello.rkey = d->mr->rkey;
+	m->hello.max_recv_sge = MIN(WANT_SGE, d->dev.max_sge);
+	m->hello.mtu = d->port.active_mtu;
+	m->hello.mw_ok = d->mw_ok &&
+		(d->dev.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B);
+	m->hello.atomic_ok = d->dev.atomic_cap != IBV_ATOMIC_NONE;
+	memcpy(m->hello.gid, d->gid.raw, 16);
+}
+
+static void serve_qp_create(struct server *s, struct msg *m)
+{
+	struct qp_info client = m->qpi;
+
+	server_drop_conn(s);
+	s->conn = conn_new(&s->side, mix32(client.qpn ^ m->seed));
+	if (!s->conn)
+		return reply_err(m, -ENOMEM, "server: cannot create a QP");
+	if (conn_connect(&s->side, s->conn, &client, &m->params, m->err,
+			 sizeof(m->err))) {
+		m->status = -EINVAL;
+		server_drop_conn(s);
+		return;
+	}
+	conn_info(&s->side, s->conn, &m->qpi);
+}
+
+static void serve_post_recv(struct server *s, struct msg *m)
+{
+	uint32_t i;
+	int ret;
+
+	if (!s->conn)
+		return reply_err(m, -ENOTCONN, "server: no QP");
+	if (!m->count) {
+		ret = post_recv(&s->side, s->conn->qp, m->reg, m->nreg, m->wr_id);
+		if (ret)
+			reply_err(m, -ret, "server: ibv_post_recv: %s", strerror(ret));
+		return;
+	}
+	for (i = 0; i < m->nreg; i++) {
+		ret = post_recv(&s->side, s->conn->qp, &m->reg[i], 1, m->wr_id + i);
+		if (ret)
+			return reply_err(m, -ret, "server: ibv_post_recv #%u: %s",
+					 i, strerror(ret));
+	}
+}
+
+/* Wait for count receive completions, then pick up any extra ones too. */
+static void serve_poll_recv(struct server *s, struct msg *m)
+{
+	int want = MIN((int)m->count, MAX_WC), got, more;
+
+	if (!s->conn)
+		return reply_err(m, -ENOTCONN, "server: no QP");
+	got = poll_wcs(s->conn->rcq, m->wc, want, WAIT_MS);
+	if (got < 0)
+		return reply_err(m, -EIO, "server: ibv_poll_cq failed");
+	more = poll_wcs(s->conn->rcq, m->wc + got, MAX_WC - got, 0);
+	m->status = got + MAX(more, 0);
+}
+
+static void serve_bind_mw(struct server *s, struct msg *m)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = 0xb1d, .opcode = IBV_WR_BIND_MW,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	struct wwc wc;
+	int ret;
+
+	if (!s->conn)
+		return reply_err(m, -ENOTCONN, "server: no QP");
+	if (!s->side.mw_ok)
+		return reply_err(m, -ENOTSUP, "server: MR without IBV_ACCESS_MW_BIND");
+	if (s->mw)
+		ibv_dealloc_mw(s->mw);
+	s->mw = ibv_alloc_mw(s->side.pd, IBV_MW_TYPE_2);
+	if (!s->mw)
+		return reply_err(m, -errno, "server: ibv_alloc_mw: %s", strerror(errno));
+	wr.bind_mw.mw = s->mw;
+	wr.bind_mw.rkey = ibv_inc_rkey(s->mw->rkey);
+	wr.bind_mw.bind_info.mr = s->side.mr;
+	wr.bind_mw.bind_info.addr = (uintptr_t)(s->side.buf + m->reg[0].off);
+	wr.bind_mw.bind_info.length = m->reg[0].len;
+	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE |
+					       IBV_ACCESS_REMOTE_READ;
+	ret = ibv_post_send(s->conn->qp, &wr, &bad);
+	if (ret)
+		return reply_err(m, -ret, "server: post BIND_MW: %s", strerror(ret));
+	if (poll_wcs(s->conn->scq, &wc, 1, WAIT_MS) != 1)
+		return reply_err(m, -ETIMEDOUT, "server: no BIND_MW completion");
+	if (wc.status != IBV_WC_SUCCESS || wc.opcode != IBV_WC_BIND_MW)
+		return reply_err(m, -EIO, "server: BIND_MW completed with %s, opcode %s",
+				 ibv_wc_status_str(wc.status), wc_opcode_str(wc.opcode));
+	m->val = wr.bind_mw.rkey;
+}
+
+/* Serve one request; m becomes the reply.  Returns 1 after CMD_QUIT. */
+static int serve(struct server *s, struct msg *m)
+{
+	uint8_t *buf = s->side.buf;
+	uint64_t bad;
+
+	m->status = 0;
+	m->err[0] = 0;
+	if (m->nreg > MAX_REG || !regions_fit(m->reg, m->nreg, BUF_SIZE)) {
+		reply_err(m, -ERANGE, "server: bad regions");
+		return 0;
+	}
+	switch (m->cmd) {
+	case CMD_HELLO:
+		serve_hello(s, m);
+		break;
+	case CMD_QP_CREATE:
+		serve_qp_create(s, m);
+		break;
+	case CMD_QP_DESTROY:
+		server_drop_conn(s);
+		break;
+	case CMD_FILL:
+		region_fill(buf, m->reg, m->nreg, m->seed);
+		break;
+	case CMD_POISON:
+		region_poison(buf, m->reg, m->nreg);
+		break;
+	case CMD_CHECK:
+		if (m->count)
+			spoil(buf, m->reg, m->nreg);
+		bad = region_check(buf, m->reg, m->nreg, m->seed, m->limit,
+				   m->err, sizeof(m->err));
+		m->status = bad ? -EIO : 0;
+		break;
+	case CMD_SET64:
+		memcpy(buf + m->reg[0].off, &m->val, 8);
+		break;
+	case CMD_GET64:
+		memcpy(&m->val, buf + m->reg[0].off, 8);
+		break;
+	case CMD_POST_RECV:
+		serve_post_recv(s, m);
+		break;
+	case CMD_POLL_RECV:
+		serve_poll_recv(s, m);
+		break;
+	case CMD_BIND_MW:
+		serve_bind_mw(s, m);
+		break;
+	case CMD_QUIT:
+		return 1;
+	default:
+		reply_err(m, -ENOSYS, "server: unknown command %u", m->cmd);
+	}
+	return 0;
+}
+
+/* --------------------------------------------------------------- tcp ---- */
+
+static int send_all(int fd, const void *p, size_t len)
+{
+	ssize_t k;
+
+	while (len) {
+		k = send(fd, p, len, MSG_NOSIGNAL);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		p = (const char *)p + k;
+		len -= k;
+	}
+	return 0;
+}
+
+static int recv_all(int fd, void *p, size_t len)
+{
+	ssize_t k;
+
+	while (len) {
+		k = recv(fd, p, len, 0);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		p = (char *)p + k;
+		len -= k;
+	}
+	return 0;
+}
+
+static void tcp_nodelay(int fd)
+{
+	int one = 1;
+
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+/* Listen on every address (IPv6 socket that takes IPv4 too), accept one. */
+static int tcp_accept_one(int port)
+{
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
+	struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_port = htons(port) };
+	int fd, cfd = -1, one = 1, zero = 0;
+	struct pollfd pfd;
+
+	fd = socket(AF_INET6, SOCK_STREAM, 0);
+	if (fd >= 0) {
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+		if (bind(fd, (struct sockaddr *)&a6, sizeof(a6))) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (fd < 0) {
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd < 0)
+			return -1;
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(fd, (struct sockaddr *)&a4, sizeof(a4))) {
+			perror("bind");
+			close(fd);
+			return -1;
+		}
+	}
+	if (listen(fd, 1)) {
+		perror("listen");
+		close(fd);
+		return -1;
+	}
+	fprintf(stderr, "sroce_integrity: listening on port %d\n", port);
+	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+	if (poll(&pfd, 1, ACCEPT_MS) == 1)
+		cfd = accept(fd, NULL, NULL);
+	else
+		fprintf(stderr, "sroce_integrity: no client within %d s\n",
+			ACCEPT_MS / 1000);
+	close(fd);
+	if (cfd >= 0)
+		tcp_nodelay(cfd);
+	return cfd;
+}
+
+/* Connect to host:port, retrying for a while: the server may be starting. */
+static int tcp_connect(const char *host, int port)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	uint64_t deadline = now_ms() + WAIT_MS;
+	struct addrinfo *res, *ai;
+	char service[16];
+	int fd, ret;
+
+	snprintf(service, sizeof(service), "%d", port);
+	ret = getaddrinfo(host, service, &hints, &res);
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", host, gai_strerror(ret));
+		return -1;
+	}
+	do {
+		for (ai = res; ai; ai = ai->ai_next) {
+			fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
+			if (fd < 0)
+				continue;
+			if (!connect(fd, ai->ai_addr, ai->ai_addrlen)) {
+				freeaddrinfo(res);
+				tcp_nodelay(fd);
+				return fd;
+			}
+			close(fd);
+		}
+		usleep(100 * 1000);
+	} while (now_ms() < deadline);
+	freeaddrinfo(res);
+	fprintf(stderr, "cannot connect to %s port %d\n", host, port);
+	return -1;
+}
+
+static int server_main(const struct opts *o)
+{
+	struct server s = { 0 };
+	struct msg *m = calloc(1, sizeof(*m));
+	int fd, quit = 0;
+
+	if (!m || side_open(&s.side, o))
+		return 2;
+	fd = tcp_accept_one(o->tcp_port);
+	if (fd < 0)
+		return 2;
+	while (!quit) {
+		if (recv_all(fd, m, sizeof(*m)))
+			break;	/* the client went away */
+		quit = serve(&s, m);
+		if (send_all(fd, m, sizeof(*m)))
+			break;
+	}
+	close(fd);
+	server_drop_conn(&s);
+	side_close(&s.side);
+	free(m);
+	return quit ? 0 : 1;
+}
+
+/* ------------------------------------------------------------ client ---- */
+
+struct client {
+	const struct opts *o;
+	struct side side;
+	struct conn *conn;
+	struct qp_params params;	/* of conn */
+	uint32_t rqpn;			/* the server's QP */
+	struct hello rh;		/* the server's buffer and device */
+	int fd;				/* the control socket, or -1 */
+	struct server *lo;		/* or the loopback peer */
+	bool dead;			/* the control connection is gone */
+	bool timed_out;			/* the case waited in vain */
+	int timeouts_in_a_row;		/* cases that did; at GIVE_UP, stop */
+	uint32_t seed;			/* of the current case */
+	uint32_t case_no;
+	uint64_t wr_seq;
+	uint32_t last_status;		/* of the first WC of expect_local() */
+	int tap_n;
+	int n_fail;
+	int n_skip;
+	char diag[16384];
+	size_t dlen;
+	char skip[160];
+	struct msg m;			/* scratch for requests */
+};
+
+static const struct qp_params default_params = {
+	.timeout = 14, .retry_cnt = 7, .rnr_retry = 7, .min_rnr_timer = 12,
+};
+
+/* For the error cases: give up soon. */
+static const struct qp_params fast_params = {
+	.timeout = 14, .retry_cnt = 1, .rnr_retry = 0, .min_rnr_timer = 1,
+};
+
+static void note(struct client *c, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	if (c->dlen >= sizeof(c->diag) - 2)
+		return;
+	va_start(ap, fmt);
+	k = vsnprintf(c->diag + c->dlen, sizeof(c->diag) - c->dlen - 1, fmt, ap);
+	va_end(ap);
+	if (k < 0)
+		return;
+	c->dlen = MIN(c->dlen + k, sizeof(c->diag) - 2);
+	c->diag[c->dlen++] = '\n';
+	c->diag[c->dlen] = 0;
+}
+
+#define fail(c, ...)	(note((c), __VA_ARGS__), FAIL)
+
+static int skip(struct client *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->skip, sizeof(c->skip), fmt, ap);
+	va_end(ap);
+	return SKIP;
+}
+
+static uint64_t next_wrid(struct client *c)
+{
+	return ((uint64_t)c->case_no << 32) | ++c->wr_seq;
+}
+
+/* One request to the server (or the loopback peer); 0 if it succeeded. */
+static int rpc(struct client *c, struct msg *m, uint32_t cmd)
+{
+	m->cmd = cmd;
+	if (c->dead) {
+		note(c, "control connection lost earlier");
+		return -1;
+	}
+	if (c->lo) {
+		serve(c->lo, m);
+	} else if (send_all(c->fd, m, sizeof(*m)) || recv_all(c->fd, m, sizeof(*m))) {
+		c->dead = true;
+		note(c, "control connection to the server lost");
+		return -1;
+	}
+	if (m->status < 0) {
+		note(c, "%s", m->err[0] ? m->err : "server request failed");
+		return -1;
+	}
+	return 0;
+}
+
+static struct msg *msg_regions(struct client *c, const struct region *r, int n)
+{
+	struct msg *m = &c->m;
+
+	memset(m, 0, offsetof(struct msg, wc));
+	m->err[0] = 0;
+	m->nreg = n;
+	if (n)
+		memcpy(m->reg, r, n * sizeof(*r));
+	m->seed = c->seed;
+	return m;
+}
+
+static int rpc_fill(struct client *c, const struct region *r, int n)
+{
+	return rpc(c, msg_regions(c, r, n), CMD_FILL);
+}
+
+static int rpc_poison(struct client *c, const struct region *r, int n)
+{
+	return rpc(c, msg_regions(c, r, n), CMD_POISON);
+}
+
+static int rpc_check(struct client *c, const struct region *r, int n, uint64_t limit)
+{
+	struct msg *m = msg_regions(c, r, n);
+
+	m->limit = limit;
+	m->count = c->o->self_check;
+	if (!rpc(c, m, CMD_CHECK))
+		return PASS;
+	note(c, "remote data is wrong (seed 0x%08x)", c->seed);
+	return FAIL;
+}
+
+static int rpc_post_recv(struct client *c, const struct region *r, int n,
+			 uint64_t wr_id, bool one_per_region)
+{
+	struct msg *m = msg_regions(c, r, n);
+
+	m->wr_id = wr_id;
+	m->count = one_per_region;
+	return rpc(c, m, CMD_POST_RECV);
+}
+
+/* The server's receive completions: returns how many, or -1. */
+static int rpc_poll_recv(struct client *c, int n, struct wwc *out)
+{
+	struct msg *m = msg_regions(c, NULL, 0);
+
+	m->count = n;
+	if (rpc(c, m, CMD_POLL_RECV))
+		return -1;
+	memcpy(out, m->wc, m->status * sizeof(*out));
+	return m->status;
+}
+
+static int rpc_u64(struct client *c, uint32_t cmd, uint64_t off, uint64_t *val)
+{
+	struct region r = { off, 8, 0 };
+	struct msg *m = msg_regions(c, &r, 1);
+
+	m->val = *val;
+	if (rpc(c, m, cmd))
+		return -1;
+	*val = m->val;
+	return 0;
+}
+
+/* ------------------------------------------------------- connections ---- */
+
+static void conn_drop(struct client *c)
+{
+	conn_free(c->conn);
+	c->conn = NULL;
+}
+
+/*
+ * A fresh pair of connected QPs, with params on both.  bogus: connect to a
+ * QP number nobody has and leave the server alone.
+ */
+static int conn_setup(struct client *c, const struct qp_params *p, bool bogus)
+{
+	struct qp_info mine, theirs;
+	struct msg *m;
+	char err[256];
+
+	conn_drop(c);
+	/* A PSN close to the 24-bit wrap: long messages cross it. */
+	c->conn = conn_new(&c->side, 0xffffff - 64 - (c->seed & 0x3ff));
+	if (!c->conn)
+		return fail(c, "cannot create the local QP");
+	c->params = *p;
+	conn_info(&c->side, c->conn, &mine);
+	if (bogus) {
+		memset(&theirs, 0, sizeof(theirs));
+		theirs.qpn = BOGUS_QPN;
+		theirs.psn = 0x123456;
+		theirs.mtu = c->rh.mtu;
+		memcpy(theirs.gid, c->rh.gid, 16);
+	} else {
+		m = msg_regions(c, NULL, 0);
+		m->params = *p;
+		m->qpi = mine;
+		if (rpc(c, m, CMD_QP_CREATE))
+			goto err;
+		theirs = m->qpi;
+	}
+	c->rqpn = theirs.qpn;
+	if (!conn_connect(&c->side, c->conn, &theirs, p, err, sizeof(err)))
+		return PASS;
+	note(c, "%s", err);
+err:
+	conn_drop(c);
+	return FAIL;
+}
+
+/* The shared connection of the data tests, made when first needed. */
+static int conn_get(struct client *c)
+{
+	if (c->conn)
+		return PASS;
+	return conn_setup(c, &default_params, false);
+}
+
+/* ------------------------------------------------------- completions ---- */
+
+/* What a completion should say; a negative field is not checked. */
+struct wexp {
+	uint64_t wr_id;
+	int status;
+	int opcode;
+	int64_t byte_len;
+	int flags;		/* over WC_FLAGS_CHECKED */
+	uint32_t imm;		/* if flags has WITH_IMM or WITH_INV */
+	uint32_t qpn;
+};
+
+/*
+ * The flags checked.  Not IBV_WC_GRH, meaningless for RC (rdma_rxe sets it
+ * on every receive), nor IBV_WC_IP_CSUM_OK.
+ */
+#define WC_FLAGS_CHECKED (IBV_WC_WITH_IMM | IBV_WC_WITH_INV)
+
+static int wc_check(struct client *c, const char *who, const struct wwc *w,
+		    const struct wexp *e)
+{
+	int bad = 0;
+
+	if (w->status != (uint32_t)e->status)
+		bad++, note(c, "%s wr_id 0x%" PRIx64 ": status %s (%u, vendor_err 0x%x), want %s",
+			    who, w->wr_id, ibv_wc_status_str(w->status), w->status,
+			    w->vendor_err, ibv_wc_status_str(e->status));
+	if (w->wr_id != e->wr_id)
+		bad++, note(c, "%s: wr_id 0x%" PRIx64 ", want 0x%" PRIx64,
+			    who, w->wr_id, e->wr_id);
+	if (w->qp_num != e->qpn)
+		bad++, note(c, "%s: qp_num 0x%x, want 0x%x", who, w->qp_num, e->qpn);
+	if (bad || w->status != IBV_WC_SUCCESS)
+		return bad ? FAIL : PASS;	/* the rest is undefined */
+	if (e->opcode >= 0 && w->opcode != (uint32_t)e->opcode)
+		bad++, note(c, "%s: opcode %s (%u), want %s", who, wc_opcode_str(w->opcode),
+			    w->opcode, wc_opcode_str(e->opcode));
+	if (e->byte_len >= 0 && w->byte_len != (uint64_t)e->byte_len)
+		bad++, note(c, "%s: byte_len %u, want %" PRId64, who, w->byte_len, e->byte_len);
+	if (e->flags >= 0 && (w->flags & WC_FLAGS_CHECKED) != (uint32_t)e->flags)
+		bad++, note(c, "%s: wc_flags 0x%x, want 0x%x (of 0x%x)%s", who,
+			    w->flags, e->flags, WC_FLAGS_CHECKED,
+			    (e->flags & IBV_WC_WITH_INV) && (w->flags & IBV_WC_IP_CSUM_OK) ?
+			    "; 0x4 is the kernel's IB_WC_WITH_INVALIDATE, not IBV_WC_WITH_INV:"
+			    " kernel flag values in a user CQE?" : "");
+	if (e->flags > 0 && (e->flags & (IBV_WC_WITH_IMM | IBV_WC_WITH_INV)) &&
+	    w->imm != e->imm)
+		bad++, note(c, "%s: %s 0x%08x, want 0x%08x", who,
+			    e->flags & IBV_WC_WITH_INV ? "invalidated_rkey" : "imm_data",
+			    w->imm, e->imm);
+	return bad ? FAIL : PASS;
+}
+
+/* Check n completions against e[]; extra ones are an error too. */
+static int wcs_check(struct client *c, const char *who, const struct wwc *w,
+		     int got, const struct wexp *e, int n)
+{
+	int i, ret = PASS;
+
+	if (got < n)
+		c->timed_out = true;
+	if (got < n)
+		ret = fail(c, "%s: %d of %d completions within %d s", who,
+			   MAX(got, 0), n, WAIT_MS / 1000);
+	if (got > n)
+		ret = fail(c, "%s: %d completions, want %d; extra: wr_id 0x%" PRIx64
+			   " status %s", who, got, n, w[n].wr_id,
+			   ibv_wc_status_str(w[n].status));
+	for (i = 0; i < MIN(got, n); i++)
+		if (wc_check(c, who, &w[i], &e[i]) != PASS)
+			ret = FAIL;
+	return ret;
+}
+
+/* Wait for n completions on a local CQ and check them. */
+static int expect_local(struct client *c, struct ibv_cq *cq, const char *who,
+			const struct wexp *e, int n)
+{
+	struct wwc w[MAX_WC + 1];
+	int got, more;
+
+	got = poll_wcs(cq, w, n, WAIT_MS);
+	if (got < 0)
+		return fail(c, "%s: ibv_poll_cq failed", who);
+	more = poll_wcs(cq, w + got, MAX_WC + 1 - got, 0);
+	c->last_status = got > 0 ? w[0].status : IBV_WC_SUCCESS;
+	return wcs_check(c, who, w, got + MAX(more, 0), e, n);
+}
+
+static int expect_send(struct client *c, const struct wexp *e, int n)
+{
+	return expect_local(c, c->conn->scq, "requester", e, n);
+}
+
+static int expect_remote_recv(struct client *c, const struct wexp *e, int n)
+{
+	struct wwc w[MAX_WC];
+	int got = rpc_poll_recv(c, n, w);
+
+	if (got < 0)
+		return FAIL;
+	return wcs_check(c, "responder", w, got, e, n);
+}
+
+static struct wexp wexp_ok(struct client *c, uint64_t wr_id, int opcode, int64_t len)
+{
+	return (struct wexp){
+		.wr_id = wr_id, .status = IBV_WC_SUCCESS, .opcode = opcode,
+		.byte_len = len, .flags = -1, .qpn = c->conn->qp->qp_num,
+	};
+}
+
+static struct wexp wexp_status(struct client *c, uint64_t wr_id, int status)
+{
+	struct wexp e = wexp_ok(c, wr_id, -1, -1);
+
+	e.status = status;
+	return e;
+}
+
+/* A responder-side receive completion. */
+static struct wexp wexp_recv(struct client *c, uint64_t wr_id, int opcode,
+			     int64_t len, int flags, uint32_t imm)
+{
+	return (struct wexp){
+		.wr_id = wr_id, .status = IBV_WC_SUCCESS, .opcode = opcode,
+		.byte_len = len, .flags = flags, .imm = imm, .qpn = c->rqpn,
+	};
+}
+
+/* ------------------------------------------------------------ posting ---- */
+
+/* A send-queue work request, described for send_wr(). */
+struct swr {
+	enum ibv_wr_opcode op;
+	const struct region *reg;
+	int nreg;
+	unsigned int flags;
+	uint64_t raddr;		/* offset into the server's buffer */
+	uint32_t rkey;
+	uint32_t imm;		/* imm_data (raw) or the rkey to invalidate */
+	uint64_t compare_add;
+	uint64_t swap;
+	bool absolute;		/* raddr is an address, not an offset */
+};
+
+static void send_wr(struct client *c, const struct swr *s, struct ibv_send_wr *wr,
+		    struct ibv_sge *sge)
+{
+	uint64_t raddr = s->absolute ? s->raddr : c->rh.addr + s->raddr;
+
+	memset(wr, 0, sizeof(*wr));
+	wr->wr_id = next_wrid(c);
+	wr->opcode = s->op;
+	wr->send_flags = s->flags | IBV_SEND_SIGNALED;
+	wr->sg_list = sge;
+	wr->num_sge = to_sges(&c->side, s->reg, s->nreg, sge);
+	switch (s->op) {
+	case IBV_WR_SEND_WITH_IMM:
+		wr->imm_data = s->imm;
+		break;
+	case IBV_WR_SEND_WITH_INV:
+		wr->invalidate_rkey = s->imm;
+		break;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		wr->imm_data = s->imm;
+		/* fall through */
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_READ:
+		wr->wr.rdma.remote_addr = raddr;
+		wr->wr.rdma.rkey = s->rkey;
+		break;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		wr->wr.atomic.remote_addr = raddr;
+		wr->wr.atomic.rkey = s->rkey;
+		wr->wr.atomic.compare_add = s->compare_add;
+		wr->wr.atomic.swap = s->swap;
+		break;
+	default:
+		break;
+	}
+}
+
+/* Post n work requests as one chain; their wr_ids go to ids[]. */
+static int post_chain(struct client *c, const struct swr *s, int n, uint64_t *ids)
+{
+	struct ibv_send_wr wr[MAX_WC], *bad = NULL;
+	struct ibv_sge sge[MAX_WC][MAX_REG];
+	int i, ret;
+
+	for (i = 0; i < n; i++) {
+		send_wr(c, &s[i], &wr[i], sge[i]);
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+		ids[i] = wr[i].wr_id;
+	}
+	ret = ibv_post_send(c->conn->qp, wr, &bad);
+	if (ret)
+		return fail(c, "ibv_post_send: %s (at WR #%ld)", strerror(ret),
+			    bad ? (long)(bad - wr) : -1L);
+	return PASS;
+}
+
+static int post_one(struct client *c, const struct swr *s, uint64_t *id)
+{
+	return post_chain(c, s, 1, id);
+}
+
+/* ----------------------------------------------------------- transfers ---- */
+
+enum xop { X_SEND, X_SEND_IMM, X_WRITE, X_WRITE_IMM, X_READ, X_NOPS };
+
+static const char *const xop_name[] = {
+	"SEND", "SEND_WITH_IMM", "RDMA_WRITE", "RDMA_WRITE_WITH_IMM", "RDMA_READ",
+};
+
+/* One data transfer test. */
+struct xfer {
+	enum xop op;
+	uint64_t len;
+	uint64_t loff;		/* where the local regions start */
+	uint64_t roff;		/* where the remote regions start */
+	int lsge;		/* local SGEs (gather, or scatter for READ) */
+	int rsge;		/* receive SGEs (SENDs) */
+	uint64_t rextra;	/* receive buffer larger than the message by this */
+	bool inl;		/* IBV_SEND_INLINE */
+};
+
+static uint32_t imm_of(uint32_t seed)
+{
+	return htonl(mix32(seed) | 1);
+}
+
+static int check_local(struct client *c, const struct region *r, int n, uint64_t limit)
+{
+	char err[256];
+
+	if (c->o->self_check)
+		spoil(c->side.buf, r, n);
+	if (!region_check(c->side.buf, r, n, c->seed, limit, err, sizeof(err)))
+		return PASS;
+	return fail(c, "local data is wrong (seed 0x%08x): %s", c->seed, err);
+}
+
+static int sge_limits(struct client *c, const struct xfer *x)
+{
+	int lmax = c->conn->max_send_sge;
+
+	if (x->op == X_READ)
+		lmax = MIN(lmax, c->side.dev.max_sge_rd);
+	if (x->lsge > lmax || x->lsge > MAX_REG)
+		return skip(c, "%d local SGEs wanted, the QP takes %d", x->lsge, lmax);
+	if (x->rsge > (int)c->rh.max_recv_sge || x->rsge > MAX_REG)
+		return skip(c, "%d receive SGEs wanted, the server takes %u",
+			    x->rsge, c->rh.max_recv_sge);
+	if (x->inl && x->len > c->conn->max_inline)
+		return skip(c, "inline %" PRIu64 " bytes > max_inline_data %u",
+			    x->len, c->conn->max_inline);
+	return PASS;
+}
+
+/* Fill the local source; post; for inline, scribble over the source at once. */
+static int post_source(struct client *c, struct swr *s, uint64_t *id)
+{
+	region_poison(c->side.buf, s->reg, s->nreg);
+	region_fill(c->side.buf, s->reg, s->nreg, c->seed);
+	if (post_one(c, s, id) != PASS)
+		return FAIL;
+	if (s->flags & IBV_SEND_INLINE)
+		region_poison(c->side.buf, s->reg, s->nreg);
+	return PASS;
+}
+
+/* SEND, SEND_WITH_IMM or (inv_rkey != 0) SEND_WITH_INV. */
+static int do_send(struct client *c, const struct xfer *x, uint32_t inv_rkey)
+{
+	struct region lr[MAX_REG], rr[MAX_REG];
+	struct swr s = { .op = IBV_WR_SEND };
+	int flags = 0, nr, ret;
+	uint64_t rid, sid;
+
+	s.nreg = layout(lr, x->loff, x->len, x->lsge, w_send);
+	s.reg = lr;
+	nr = layout(rr, x->roff, x->len + x->rextra, x->rsge, w_recv);
+	if (x->op == X_SEND_IMM) {
+		s.op = IBV_WR_SEND_WITH_IMM;
+		s.imm = imm_of(c->seed);
+		flags = IBV_WC_WITH_IMM;
+	} else if (inv_rkey) {
+		s.op = IBV_WR_SEND_WITH_INV;
+		s.imm = inv_rkey;
+		flags = IBV_WC_WITH_INV;
+	}
+	s.flags = x->inl ? IBV_SEND_INLINE : 0;
+	rid = next_wrid(c);
+	if (rpc_poison(c, rr, nr) || rpc_post_recv(c, rr, nr, rid, false))
+		return FAIL;
+	if (post_source(c, &s, &sid) != PASS)
+		return FAIL;
+	ret = expect_send(c, (struct wexp[]){ wexp_ok(c, sid, IBV_WC_SEND, -1) }, 1);
+	if (expect_remote_recv(c, (struct wexp[]){
+		wexp_recv(c, rid, IBV_WC_RECV, x->len, flags, s.imm) }, 1) != PASS)
+		ret = FAIL;
+	if (rpc_check(c, rr, nr, x->len) != PASS)
+		ret = FAIL;
+	return ret;
+}
+
+/* RDMA_WRITE or RDMA_WRITE_WITH_IMM to the server's buffer, via rkey. */
+static int do_write(struct client *c, const struct xfer *x, uint32_t rkey)
+{
+	struct region lr[MAX_REG], rr = { x->roff, x->len, 0 };
+	struct region spare = { SPARE_OFF, 64, 0 };
+	struct swr s = { .op = IBV_WR_RDMA_WRITE, .raddr = x->roff, .rkey = rkey };
+	bool imm = x->op == X_WRITE_IMM;
+	uint64_t rid = 0, sid;
+	int ret;
+
+	s.nreg = layout(lr, x->loff, x->len, x->lsge, w_send);
+	s.reg = lr;
+	s.flags = x->inl ? IBV_SEND_INLINE : 0;
+	if (rpc_poison(c, &rr, 1))
+		return FAIL;
+	if (imm) {
+		s.op = IBV_WR_RDMA_WRITE_WITH_IMM;
+		s.imm = imm_of(c->seed);
+		rid = next_wrid(c);
+		/* The receive's buffer must stay untouched. */
+		if (rpc_poison(c, &spare, 1) ||
+		    rpc_post_recv(c, &spare, 1, rid, false))
+			return FAIL;
+	}
+	if (post_source(c, &s, &sid) != PASS)
+		return FAIL;
+	ret = expect_send(c, (struct wexp[]){ wexp_ok(c, sid, IBV_WC_RDMA_WRITE, -1) }, 1);
+	if (imm) {
+		if (expect_remote_recv(c, (struct wexp[]){
+			wexp_recv(c, rid, IBV_WC_RECV_RDMA_WITH_IMM, x->len,
+				  IBV_WC_WITH_IMM, s.imm) }, 1) != PASS)
+			ret = FAIL;
+		if (rpc_check(c, &spare, 1, 0) != PASS)
+			ret = fail(c, "WRITE_WITH_IMM wrote into the receive buffer");
+	}
+	if (rpc_check(c, &rr, 1, x->len) != PASS)
+		ret = FAIL;
+	return ret;
+}
+
+static int do_read(struct client *c, const struct xfer *x)
+{
+	struct region lr[MAX_REG], rr = { x->roff, x->len, 0 };
+	struct swr s = { .op = IBV_WR_RDMA_READ, .raddr = x->roff, .rkey = c->rh.rkey };
+	uint64_t sid;
+	int ret;
+
+	s.nreg = layout(lr, x->loff, x->len, x->lsge, w_send);
+	s.reg = lr;
+	if (rpc_fill(c, &rr, 1))
+		return FAIL;
+	region_poison(c->side.buf, lr, s.nreg);
+	if (post_one(c, &s, &sid) != PASS)
+		return FAIL;
+	ret = expect_send(c, (struct wexp[]){
+		wexp_ok(c, sid, IBV_WC_RDMA_READ, x->len) }, 1);
+	if (check_local(c, lr, s.nreg, x->len) != PASS)
+		ret = FAIL;
+	return ret;
+}
+
+static int t_xfer(struct client *c, const void *arg)
+{
+	const struct xfer *x = arg;
+	int ret;
+
+	if (conn_get(c) != PASS)
+		return FAIL;
+	ret = sge_limits(c, x);
+	if (ret != PASS)
+		return ret;
+	switch (x->op) {
+	case X_SEND:
+	case X_SEND_IMM:
+		return do_send(c, x, 0);
+	case X_WRITE:
+	case X_WRITE_IMM:
+		return do_write(c, x, c->rh.rkey);
+	default:
+		return do_read(c, x);
+	}
+}
+
+/* ------------------------------------------------------------- atomics ---- */
+
+struct atomic_case {
+	uint64_t roff;
+	int rounds;
+};
+
+/* One atomic; the original remote value must come back as want. */
+static int do_atomic(struct client *c, enum ibv_wr_opcode op, uint64_t roff,
+		     uint64_t cmp_add, uint64_t swap, uint64_t want)
+{
+	struct region lr = { ATOMIC_LOFF, 8, 0 };
+	struct swr s = {
+		.op = op, .reg = &lr, .nreg = 1, .raddr = roff, .rkey = c->rh.rkey,
+		.compare_add = cmp_add, .swap = swap,
+	};
+	int wc_op = op == IBV_WR_ATOMIC_CMP_AND_SWP ? IBV_WC_COMP_SWAP : IBV_WC_FETCH_ADD;
+	uint64_t sid, got;
+	int ret;
+
+	region_poison(c->side.buf, &lr, 1);
+	if (post_one(c, &s, &sid) != PASS)
+		return FAIL;
+	ret = expect_send(c, (struct wexp[]){ wexp_ok(c, sid, wc_op, 8) }, 1);
+	memcpy(&got, c->side.buf + ATOMIC_LOFF, 8);
+	if (ret == PASS && got != want)
+		ret = fail(c, "%s at remote off %" PRIu64 " returned 0x%016" PRIx64
+			   ", want 0x%016" PRIx64, wc_opcode_str(wc_op), roff, got, want);
+	if (check_poison(c->side.buf, ATOMIC_LOFF - GUARD, GUARD, &got) ||
+	    check_poison(c->side.buf, ATOMIC_LOFF + 8, GUARD, &got))
+		ret = fail(c, "atomic result overran its 8 bytes");
+	return ret;
+}
+
+static int remote_u64_is(struct client *c, uint64_t roff, uint64_t want)
+{
+	uint64_t v = 0;
+
+	if (rpc_u64(c, CMD_GET64, roff, &v))
+		return FAIL;
+	if (v != want)
+		return fail(c, "remote value at off %" PRIu64 " is 0x%016" PRIx64
+			    ", want 0x%016" PRIx64, roff, v, want);
+	return PASS;
+}
+
+static int t_atomic_chain(struct client *c, const void *arg)
+{
+	const struct atomic_case *a = arg;
+	uint64_t v = ((uint64_t)mix32(c->seed) << 32) | mix32(~c->seed), nv, add;
+	int r;
+
+	if (!c->rh.atomic_ok)
+		return skip(c, "the device has no atomics (atomic_cap NONE)");
+	if (conn_get(c) != PASS || rpc_u64(c, CMD_SET64, a->roff, &v))
+		return FAIL;
+	for (r = 0; r < a->rounds; r++) {
+		nv = v * 6364136223846793005ULL + 1442695040888963407ULL;
+		/* A swap that happens, one that does not, an add with carries. */
+		if (do_atomic(c, IBV_WR_ATOMIC_CMP_AND_SWP, a->roff, v, nv, v) != PASS)
+			return FAIL;
+		v = nv;
+		if (do_atomic(c, IBV_WR_ATOMIC_CMP_AND_SWP, a->roff, v ^ (1ULL << r),
+			      ~v, v) != PASS)
+			return FAIL;
+		add = 0x00000001ffffffffULL * (r + 1);
+		if (do_atomic(c, IBV_WR_ATOMIC_FETCH_AND_ADD, a->roff, add, 0, v) != PASS)
+			return FAIL;
+		v += add;
+		if (remote_u64_is(c, a->roff, v) != PASS)
+			return FAIL;
+	}
+	return PASS;
+}
+
+/* Many FETCH_ADDs in flight at once: each sees the one before it. */
+static int t_atomic_burst(struct client *c, const void *arg)
+{
+	enum { N = 32 };
+	uint64_t roff = 4096 + 8, v = mix32(c->seed), add = 0x100000001ULL;
+	struct region lr[N];
+	struct swr s[N];
+	struct wexp e[N];
+	uint64_t ids[N], got;
+	int i, ret;
+
+	(void)arg;
+	if (!c->rh.atomic_ok)
+		return skip(c, "the device has no atomics (atomic_cap NONE)");
+	if (conn_get(c) != PASS || rpc_u64(c, CMD_SET64, roff, &v))
+		return FAIL;
+	for (i = 0; i < N; i++) {
+		lr[i] = (struct region){ 64 + 48 * i, 8, 0 };
+		s[i] = (struct swr){
+			.op = IBV_WR_ATOMIC_FETCH_AND_ADD, .reg = &lr[i], .nreg = 1,
+			.raddr = roff, .rkey = c->rh.rkey, .compare_add = add,
+		};
+	}
+	region_poison(c->side.buf, lr, N);
+	if (post_chain(c, s, N, ids) != PASS)
+		return FAIL;
+	for (i = 0; i < N; i++)
+		e[i] = wexp_ok(c, ids[i], IBV_WC_FETCH_ADD, 8);
+	ret = expect_send(c, e, N);
+	for (i = 0; i < N && ret == PASS; i++) {
+		memcpy(&got, c->side.buf + lr[i].off, 8);
+		if (got != v + i * add)
+			ret = fail(c, "FETCH_ADD #%d returned 0x%" PRIx64 ", want 0x%" PRIx64,
+				   i, got, v + i * add);
+	}
+	if (remote_u64_is(c, roff, v + N * add) != PASS)
+		ret = FAIL;
+	return ret;
+}
+
+/* -------------------------------------------------------------- bursts ---- */
+
+/* Regions of varied sizes, one after the other from base. */
+static int burst_regions(struct region *r, int n, uint64_t base, uint32_t mtu)
+{
+	uint64_t off = base;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		r[i].off = off;
+		r[i].len = 1 + (i * 977 + (i % 3) * mtu) % (3 * mtu + 100);
+		r[i].pos = (uint64_t)i << 24;
+		off += r[i].len + GUARD + 5;
+	}
+	return n;
+}
+
+static uint32_t mtu_bytes(uint32_t mtu)
+{
+	return 128U << mtu;	/* IBV_MTU_256 = 1 */
+}
+
+/* 32 WRITEs and then 32 READs of the same regions, all in flight at once. */
+static int t_write_read_burst(struct client *c, const void *arg)
+{
+	enum { N = 32 };
+	struct region src[N], dst[N];
+	struct swr s[2 * N];
+	struct wexp e[2 * N];
+	uint64_t ids[2 * N];
+	uint32_t mtu;
+	int i;
+
+	(void)arg;
+	if (conn_get(c) != PASS)
+		return FAIL;
+	mtu = mtu_bytes(c->rh.mtu);
+	burst_regions(src, N, 64, mtu);
+	burst_regions(dst, N, 512 * KIB, mtu);
+	region_poison(c->side.buf, src, N);
+	region_poison(c->side.buf, dst, N);
+	region_fill(c->side.buf, src, N, c->seed);
+	for (i = 0; i < N; i++) {
+		/* The remote copy lives at src's offsets in the server's buffer. */
+		s[i] = (struct swr){ .op = IBV_WR_RDMA_WRITE, .reg = &src[i], .nreg = 1,
+				     .raddr = src[i].off, .rkey = c->rh.rkey };
+		s[N + i] = (struct swr){ .op = IBV_WR_RDMA_READ, .reg = &dst[i], .nreg = 1,
+					 .raddr = src[i].off, .rkey = c->rh.rkey };
+	}
+	if (rpc_poison(c, src, N) || post_chain(c, s, 2 * N, ids) != PASS)
+		return FAIL;
+	for (i = 0; i < N; i++) {
+		e[i] = wexp_ok(c, ids[i], IBV_WC_RDMA_WRITE, -1);
+		e[N + i] = wexp_ok(c, ids[N + i], IBV_WC_RDMA_READ, dst[i].len);
+	}
+	if (expect_send(c, e, 2 * N) != PASS)
+		return FAIL;
+	if (rpc_check(c, src, N, UINT64_MAX) != PASS)
+		return FAIL;
+	return check_local(c, dst, N, UINT64_MAX);
+}
+
+/* 32 SENDs of varied sizes into 32 receives, all in flight at once. */
+static int t_send_burst(struct client *c, const void *arg)
+{
+	enum { N = 32 };
+	struct region src[N], dst[N];
+	struct swr s[N];
+	struct wexp e[N], re[N];
+	uint64_t ids[N], rid;
+	int i;
+
+	(void)arg;
+	if (conn_get(c) != PASS)
+		return FAIL;
+	burst_regions(src, N, 64, mtu_bytes(c->rh.mtu));
+	burst_regions(dst, N, 600 * KIB + 7, mtu_bytes(c->rh.mtu));
+	rid = next_wrid(c);
+	c->wr_seq += N;
+	if (rpc_poison(c, dst, N) || rpc_post_recv(c, dst, N, rid, true))
+		return FAIL;
+	region_poison(c->side.buf, src, N);
+	region_fill(c->side.buf, src, N, c->seed);
+	for (i = 0; i < N; i++)
+		s[i] = (struct swr){ .op = i & 1 ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND,
+				     .reg = &src[i], .nreg = 1, .imm = imm_of(c->seed + i) };
+	if (post_chain(c, s, N, ids) != PASS)
+		return FAIL;
+	for (i = 0; i < N; i++) {
+		e[i] = wexp_ok(c, ids[i], IBV_WC_SEND, -1);
+		re[i] = wexp_recv(c, rid + i, IBV_WC_RECV, src[i].len,
+				  i & 1 ? IBV_WC_WITH_IMM : 0, imm_of(c->seed + i));
+	}
+	if (expect_send(c, e, N) != PASS || expect_remote_recv(c, re, N) != PASS)
+		return FAIL;
+	return rpc_check(c, dst, N, UINT64_MAX);
+}
+
+/* ----------------------------------------------------- SEND_WITH_INV ---- */
+
+static int t_send_inv(struct client *c, const void *arg)
+{
+	struct region mw = { MW_OFF, MW_LEN, 0 };
+	struct xfer w = { .op = X_WRITE, .len = 4000, .loff = 64, .roff = MW_OFF + 100,
+			  .lsge = 1 };
+	struct xfer x = { .op = X_SEND, .len = 777, .loff = 8192 + 3, .roff = 64 + 5,
+			  .lsge = 2, .rsge = 2 };
+	struct swr s = { .op = IBV_WR_RDMA_WRITE, .raddr = MW_OFF, .reg = &mw };
+	struct msg *m;
+	uint64_t sid;
+	uint32_t rkey;
+	int ret;
+
+	(void)arg;
+	if (!(c->side.dev.device_cap_flags & IBV_DEVICE_MEM_MGT_EXTENSIONS))
+		return skip(c, "no IBV_DEVICE_MEM_MGT_EXTENSIONS");
+	if (!c->rh.mw_ok)
+		return skip(c, "the server has no type 2 memory windows");
+	if (conn_get(c) != PASS)
+		return FAIL;
+	m = msg_regions(c, &mw, 1);
+	if (rpc(c, m, CMD_BIND_MW)) {
+		/* The reason is in the diagnostics; move it to the SKIP. */
+		c->dlen = 0;
+		return skip(c, "cannot bind a memory window: %s", m->err);
+	}
+	rkey = (uint32_t)m->val;
+	note(c, "memory window rkey 0x%08x", rkey);
+	/* The window works, */
+	if (do_write(c, &w, rkey) != PASS)
+		return fail(c, "RDMA_WRITE through the memory window failed");
+	/* a SEND_WITH_INV invalidates it (if the device can't: SKIP), */
+	c->last_status = IBV_WC_SUCCESS;
+	ret = do_send(c, &x, rkey);
+	if (ret != PASS && c->last_status != IBV_WC_SUCCESS) {
+		conn_drop(c);
+		return skip(c, "SEND_WITH_INV completed with %s",
+			    ibv_wc_status_str(c->last_status));
+	}
+	if (ret != PASS)
+		return ret;
+	/* and then the rkey is refused. */
+	s.rkey = rkey;
+	s.nreg = 1;
+	mw.off = 64;
+	mw.len = 16;
+	if (post_one(c, &s, &sid) != PASS)
+		return FAIL;
+	ret = expect_send(c, (struct wexp[]){
+		wexp_status(c, sid, IBV_WC_REM_ACCESS_ERR) }, 1);
+	conn_drop(c);		/* the QP is in error now */
+	return ret == PASS ? PASS : fail(c, "the invalidated rkey still works");
+}
+
+/* -------------------------------------------------------------- errors ---- */
+
+static int qp_state_is_err(struct client *c)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a;
+	int ret = ibv_query_qp(c->conn->qp, &a, IBV_QP_STATE, &init);
+
+	if (ret)
+		return fail(c, "ibv_query_qp: %s", strerror(ret));
+	if (a.qp_state != IBV_QPS_ERR)
+		return fail(c, "QP state %d after the error, want ERR (%d)",
+			    a.qp_state, IBV_QPS_ERR);
+	return PASS;
+}
+
+/* n receives on the local QP, to be flushed later. */
+static int post_local_recvs(struct client *c, int n, uint64_t *ids)
+{
+	struct region r = { 700 * KIB, 256, 0 };
+	int i, ret;
+
+	for (i = 0; i < n; i++) {
+		ids[i] = next_wrid(c);
+		ret = post_recv(&c->side, c->conn->qp, &r, 1, ids[i]);
+		if (ret)
+			return fail(c, "ibv_post_recv: %s", strerror(ret));
+	}
+	return PASS;
+}
+
+static int expect_flushed_recvs(struct client *c, const uint64_t *ids, int n)
+{
+	struct wexp e[MAX_WC];
+	int i;
+
+	for (i = 0; i < n; i++)
+		e[i] = wexp_status(c, ids[i], IBV_WC_WR_FLUSH_ERR);
+	return expect_local(c, c->conn->rcq, "local receive queue", e, n);
+}
+
+/*
+ * bad: a work request that must fail with status; after it a good WRITE
+ * and a SEND that must be flushed, as must two receives; the good WRITE
+ * must not have reached the server.
+ */
+static int error_then_flush(struct client *c, const struct swr *bad, int status)
+{
+	struct region lr = { 64, 100, 0 }, rr = { 128 * KIB, 100, 0 };
+	struct swr s[3] = {
+		*bad,
+		{ .op = IBV_WR_RDMA_WRITE, .reg = &lr, .nreg = 1, .raddr = rr.off,
+		  .rkey = c->rh.rkey },
+		{ .op = IBV_WR_SEND, .reg = &lr, .nreg = 1 },
+	};
+	uint64_t ids[3], rids[2];
+	int ret = PASS;
+
+	if (post_local_recvs(c, 2, rids) != PASS || rpc_poison(c, &rr, 1))
+		return FAIL;
+	region_fill(c->side.buf, &lr, 1, c->seed);
+	if (post_chain(c, s, 3, ids) != PASS)
+		return FAIL;
+	if (expect_send(c, (struct wexp[]){
+		wexp_status(c, ids[0], status),
+		wexp_status(c, ids[1], IBV_WC_WR_FLUSH_ERR),
+		wexp_status(c, ids[2], IBV_WC_WR_FLUSH_ERR) }, 3) != PASS)
+		ret = FAIL;
+	if (expect_flushed_recvs(c, rids, 2) != PASS)
+		ret = FAIL;
+	if (qp_state_is_err(c) != PASS)
+		ret = FAIL;
+	if (!c->dead && rpc_check(c, &rr, 1, 0) != PASS)
+		ret = fail(c, "a WRITE posted after the failed WR reached the server");
+	return ret;
+}
+
+struct err_case {
+	enum ibv_wr_opcode op;
+	uint32_t rkey_xor;	/* spoil the rkey */
+	int64_t raddr;		/* offset from the start of the server's buffer */
+	uint64_t len;
+	int status;
+	struct qp_params params;
+	int how;		/* ERR_* */
+};
+
+enum { ERR_ACCESS, ERR_RNR, ERR_PEER_GONE, ERR_BOGUS_QPN };
+
+static int t_error(struct client *c, const void *arg)
+{
+	const struct err_case *ec = arg;
+	/* Near the end of the server's buffer: nothing there may change. */
+	struct region tail = { BUF_SIZE - 40 - 8 * KIB, 8 * KIB + 24, 0 };
+	struct region lr = { 200 * KIB, ec->len, 0 };
+	struct swr s = {
+		.op = ec->op, .reg = &lr, .nreg = 1, .raddr = c->rh.addr + ec->raddr,
+		.rkey = c->rh.rkey ^ ec->rkey_xor, .absolute = true,
+		.compare_add = 1, .swap = 2,
+	};
+	int ret;
+
+	if ((ec->op == IBV_WR_ATOMIC_FETCH_AND_ADD ||
+	     ec->op == IBV_WR_ATOMIC_CMP_AND_SWP) && !c->rh.atomic_ok)
+		return skip(c, "the device has no atomics");
+	if (conn_setup(c, &ec->params, ec->how == ERR_BOGUS_QPN) != PASS)
+		return FAIL;
+	if (ec->how == ERR_PEER_GONE && rpc(c, msg_regions(c, NULL, 0), CMD_QP_DESTROY))
+		return FAIL;
+	if (ec->how == ERR_ACCESS && rpc_poison(c, &tail, 1))
+		return FAIL;
+	region_poison(c->side.buf, &lr, 1);
+	if (ec->op != IBV_WR_RDMA_READ)
+		region_fill(c->side.buf, &lr, 1, c->seed);
+	ret = error_then_flush(c, &s, ec->status);
+	if (ec->op == IBV_WR_RDMA_READ && check_local(c, &lr, 1, 0) != PASS)
+		ret = fail(c, "a failed READ wrote into the local buffer");
+	if (ec->how == ERR_ACCESS && rpc_check(c, &tail, 1, 0) != PASS)
+		ret = fail(c, "a rejected request changed the server's buffer");
+	conn_drop(c);
+	return ret;
+}
+
+/*
+ * Modify to ERR with work outstanding: receives on the local QP, SENDs
+ * stuck in RNR retries (the server posts no receives and asks for long
+ * RNR waits).  Every one must be flushed, in order.
+ */
+static int t_flush(struct client *c, const void *arg)
+{
+	enum { NR = 8, NS = 4 };
+	struct qp_params p = default_params;
+	struct region lr = { 64, 3000, 0 };
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	struct swr s[NS];
+	struct wexp e[NS];
+	uint64_t ids[NS], rids[NR];
+	int i, ret;
+
+	(void)arg;
+	p.min_rnr_timer = 31;	/* 491 ms */
+	if (conn_setup(c, &p, false) != PASS || post_local_recvs(c, NR, rids) != PASS)
+		return FAIL;
+	region_fill(c->side.buf, &lr, 1, c->seed);
+	for (i = 0; i < NS; i++)
+		s[i] = (struct swr){ .op = IBV_WR_SEND, .reg = &lr, .nreg = 1 };
+	if (post_chain(c, s, NS, ids) != PASS)
+		return FAIL;
+	usleep(50 * 1000);	/* let the first SEND meet its RNR NAK */
+	ret = ibv_modify_qp(c->conn->qp, &a, IBV_QP_STATE);
+	if (ret)
+		return fail(c, "ibv_modify_qp(ERR): %s", strerror(ret));
+	for (i = 0; i < NS; i++)
+		e[i] = wexp_status(c, ids[i], IBV_WC_WR_FLUSH_ERR);
+	ret = expect_send(c, e, NS);
+	if (expect_flushed_recvs(c, rids, NR) != PASS)
+		ret = FAIL;
+	conn_drop(c);
+	return ret;
+}
+
+/* Work posted to a QP already in ERR completes, flushed. */
+static int t_post_after_err(struct client *c, const void *arg)
+{
+	enum { NS = 3 };
+	struct region lr = { 64, 100, 0 };
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	struct swr s[NS];
+	struct wexp e[NS];
+	struct wwc w;
+	uint64_t ids[NS];
+	int i, ret;
+
+	(void)arg;
+	if (conn_setup(c, &default_params, false) != PASS)
+		return FAIL;
+	ret = ibv_modify_qp(c->conn->qp, &a, IBV_QP_STATE);
+	if (ret)
+		return fail(c, "ibv_modify_qp(ERR): %s", strerror(ret));
+	if (poll_wcs(c->conn->scq, &w, 1, 100) || poll_wcs(c->conn->rcq, &w, 1, 0))
+		return fail(c, "a completion out of nowhere: wr_id 0x%" PRIx64 " status %s",
+			    w.wr_id, ibv_wc_status_str(w.status));
+	for (i = 0; i < NS; i++)
+		s[i] = (struct swr){ .op = i == 1 ? IBV_WR_RDMA_WRITE : IBV_WR_SEND,
+				     .reg = &lr, .nreg = 1, .raddr = 4096,
+				     .rkey = c->rh.rkey };
+	ret = post_chain(c, s, NS, ids);
+	if (ret != PASS) {
+		conn_drop(c);
+		return ret;
+	}
+	for (i = 0; i < NS; i++)
+		e[i] = wexp_status(c, ids[i], IBV_WC_WR_FLUSH_ERR);
+	ret = expect_send(c, e, NS);
+	conn_drop(c);
+	return ret;
+}
+
+/* ------------------------------------------------------------- runner ---- */
+
+typedef int (*case_fn)(struct client *c, const void *arg);
+
+static void print_diag(const char *text)
+{
+	const char *p = text, *nl;
+
+	while (*p) {
+		nl = strchr(p, '\n');
+		if (!nl)
+			nl = p + strlen(p);
+		printf("# %.*s\n", (int)(nl - p), p);
+		p = *nl ? nl + 1 : nl;
+	}
+}
+
+static __attribute__((format(printf, 4, 5)))
+void run_case(struct client *c, case_fn fn, const void *arg, const char *fmt, ...)
+{
+	char desc[256];
+	uint64_t t0 = now_ms();
+	va_list ap;
+	int ret;
+
+	if (c->timeouts_in_a_row >= GIVE_UP)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(desc, sizeof(desc), fmt, ap);
+	va_end(ap);
+	c->timed_out = false;
+	c->dlen = 0;
+	c->diag[0] = 0;
+	c->skip[0] = 0;
+	c->case_no++;
+	c->seed = mix32(c->o->seed ^ mix32(c->case_no));
+	ret = fn(c, arg);
+	c->tap_n++;
+	if (ret == PASS) {
+		printf("ok %d - %s\n", c->tap_n, desc);
+	} else if (ret == SKIP) {
+		c->n_skip++;
+		printf("ok %d - %s # SKIP %s\n", c->tap_n, desc, c->skip);
+	} else {
+		c->n_fail++;
+		printf("not ok %d - %s\n", c->tap_n, desc);
+		print_diag(c->diag);
+		printf("# case seed 0x%08x, %" PRIu64 " ms\n", c->seed, now_ms() - t0);
+		conn_drop(c);	/* the next case starts afresh */
+	}
+	c->timeouts_in_a_row = ret == FAIL && c->timed_out ? c->timeouts_in_a_row + 1 : 0;
+	if (c->o->verbose && ret != FAIL && c->dlen)
+		print_diag(c->diag);
+	if (c->o->verbose)
+		printf("# %" PRIu64 " ms\n", now_ms() - t0);
+	fflush(stdout);
+}
+
+/* Start offsets: aligned, odd, crossing a page, page-aligned. */
+static const uint64_t offsets[] = { 64, 17, 4093, 4096, 2049, 8191, 4000 + 5 };
+
+static int sizes_for(const struct client *c, uint64_t *s)
+{
+	uint64_t mtu = mtu_bytes(c->rh.mtu);
+	const uint64_t full[] = {
+		0, 1, 2, 3, 7, 8, 63, 64, 65, mtu - 1, mtu, mtu + 1, 2 * mtu - 1,
+		2 * mtu + 1, 3 * mtu, 4095, 4096, 4097, 5 * mtu + 7, 12345,
+		65535, 65536, 100003, MIB,
+	};
+	const uint64_t quick[] = {
+		0, 1, 7, 65, mtu - 1, mtu, mtu + 1, 3 * mtu + 1, 4097, 65536, MIB,
+	};
+	const uint64_t *src = c->o->quick ? quick : full;
+	int n = c->o->quick ? (int)ARRAY_SIZE(quick) : (int)ARRAY_SIZE(full);
+
+	memcpy(s, src, n * sizeof(*s));
+	return n;
+}
+
+static void run_basic(struct client *c)
+{
+	uint64_t sizes[32];
+	int n = sizes_for(c, sizes), i, op;
+	struct xfer x;
+
+	for (i = 0; i < n; i++) {
+		for (op = 0; op < X_NOPS; op++) {
+			x = (struct xfer){
+				.op = op, .len = sizes[i], .lsge = 1, .rsge = 1,
+				.loff = offsets[(i + op) % ARRAY_SIZE(offsets)],
+				.roff = offsets[(i * 3 + op + 1) % ARRAY_SIZE(offsets)],
+				.rextra = i % 3 == 1 ? 13 : 0,
+			};
+			run_case(c, t_xfer, &x, "%s %" PRIu64 " bytes, local off %" PRIu64
+				 ", remote off %" PRIu64, xop_name[op], x.len, x.loff, x.roff);
+		}
+	}
+}
+
+static void run_sge(struct client *c)
+{
+	uint64_t mtu = mtu_bytes(c->rh.mtu);
+	const uint64_t full[] = { 4, 65, mtu + 1, 3 * mtu + 5, 65536 + 3, MIB - 1 };
+	const uint64_t quick[] = { 65, 3 * mtu + 5, 65536 + 3 };
+	const uint64_t *sizes = c->o->quick ? quick : full;
+	int n = c->o->quick ? (int)ARRAY_SIZE(quick) : (int)ARRAY_SIZE(full);
+	static const int lsge[X_NOPS] = { 3, 4, 4, 3, 3 };
+	static const int rsge[X_NOPS] = { 4, 3, 1, 1, 1 };
+	struct xfer x;
+	int i, op;
+
+	for (i = 0; i < n; i++) {
+		for (op = 0; op < X_NOPS; op++) {
+			x = (struct xfer){
+				.op = op, .len = sizes[i], .lsge = lsge[op],
+				.rsge = rsge[op], .loff = offsets[(i + op + 1) % 4],
+				.roff = offsets[(i + 2 * op) % 4], .rextra = i & 1 ? 0 : 29,
+			};
+			run_case(c, t_xfer, &x, "%s %" PRIu64 " bytes, %d local SGEs%s",
+				 xop_name[op], x.len, x.lsge,
+				 op < X_WRITE ? ", 4/3 receive SGEs" : "");
+		}
+	}
+}
+
+static void run_inline(struct client *c)
+{
+	uint32_t mi;
+	uint64_t sizes[4];
+	struct xfer x;
+	int i, op;
+
+	if (conn_get(c) != PASS) {
+		run_case(c, t_xfer, &(struct xfer){ .op = X_SEND, .inl = true,
+			 .len = 1, .lsge = 1, .rsge = 1, .loff = 64, .roff = 64 },
+			 "inline SEND (no QP)");
+		return;
+	}
+	mi = c->conn->max_inline;
+	printf("# max_inline_data %u\n", mi);
+	if (!mi) {
+		c->tap_n++;
+		c->n_skip++;
+		printf("ok %d - inline data # SKIP max_inline_data is 0\n", c->tap_n);
+		return;
+	}
+	sizes[0] = 1;
+	sizes[1] = MIN(63, mi);
+	sizes[2] = mi > 1 ? mi - 1 : 1;
+	sizes[3] = mi;
+	for (i = 0; i < 4; i++) {
+		for (op = 0; op < X_READ; op++) {
+			x = (struct xfer){
+				.op = op, .len = sizes[i], .inl = true, .rsge = 1,
+				.lsge = i == 3 ? 3 : 1, .loff = offsets[i + 1],
+				.roff = offsets[op], .rextra = 3,
+			};
+			run_case(c, t_xfer, &x, "inline %s %" PRIu64 " bytes, %d SGEs",
+				 xop_name[op], x.len, x.lsge);
+		}
+	}
+}
+
+static void run_atomic(struct client *c)
+{
+	static const uint64_t roffs[] = { 64, 4096 - 8, 8192 + 24 };
+	struct atomic_case a;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(roffs); i++) {
+		a = (struct atomic_case){ roffs[i], c->o->quick ? 2 : 4 };
+		run_case(c, t_atomic_chain, &a,
+			 "CMP_AND_SWP / FETCH_AND_ADD chain, %d rounds, remote off %" PRIu64,
+			 a.rounds, a.roff);
+	}
+	run_case(c, t_atomic_burst, NULL, "32 FETCH_AND_ADDs in flight");
+}
+
+static void run_burst(struct client *c)
+{
+	run_case(c, t_write_read_burst, NULL, "32 RDMA_WRITEs then 32 RDMA_READs in flight");
+	run_case(c, t_send_burst, NULL, "32 SENDs (half WITH_IMM) in flight");
+}
+
+static void run_errors(struct client *c)
+{
+	const struct qp_params fast = fast_params;
+	const uint64_t end = BUF_SIZE;
+	uint64_t mtu = mtu_bytes(c->rh.mtu);
+	const struct {
+		struct err_case ec;
+		const char *desc;
+	} cases[] = {
+		{ { IBV_WR_RDMA_WRITE, 0xa5a500, 4096, 100, IBV_WC_REM_ACCESS_ERR,
+		    default_params, ERR_ACCESS }, "RDMA_WRITE with a bad rkey" },
+		{ { IBV_WR_RDMA_READ, 0x1, 4096, 100, IBV_WC_REM_ACCESS_ERR,
+		    default_params, ERR_ACCESS }, "RDMA_READ with a bad rkey (key byte)" },
+		{ { IBV_WR_ATOMIC_FETCH_AND_ADD, 0xa5a500, 4096, 8, IBV_WC_REM_ACCESS_ERR,
+		    default_params, ERR_ACCESS }, "FETCH_AND_ADD with a bad rkey" },
+		{ { IBV_WR_RDMA_WRITE, 0, end - 8, 16, IBV_WC_REM_ACCESS_ERR,
+		    default_params, ERR_ACCESS }, "RDMA_WRITE past the end of the MR" },
+		{ { IBV_WR_RDMA_WRITE, 0, end - mtu, 2 * mtu + 1, IBV_WC_REM_ACCESS_ERR,
+		    default_params, ERR_ACCESS }, "multi-packet RDMA_WRITE past the end of the MR" },
+		{ { IBV_WR_RDMA_READ, 0, end - 8, 16, IBV_WC_REM_ACCESS_ERR,
+		    default_params, ERR_ACCESS }, "RDMA_READ past the end of the MR" },
+		{ { IBV_WR_RDMA_READ, 0, -8, 16, IBV_WC_REM_ACCESS_ERR,
+		    default_params, ERR_ACCESS }, "RDMA_READ from before the start of the MR" },
+		{ { IBV_WR_SEND, 0, 0, 100, IBV_WC_RNR_RETRY_EXC_ERR, fast, ERR_RNR },
+		  "SEND with no receive posted, rnr_retry 0" },
+		{ { IBV_WR_RDMA_WRITE, 0, 4096, 100, IBV_WC_RETRY_EXC_ERR, fast,
+		    ERR_PEER_GONE }, "RDMA_WRITE to a destroyed QP, retry_cnt 1" },
+		{ { IBV_WR_SEND, 0, 0, 100, IBV_WC_RETRY_EXC_ERR, fast, ERR_BOGUS_QPN },
+		  "SEND to a QP number nobody has, retry_cnt 1" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		run_case(c, t_error, &cases[i].ec, "%s: %s, the rest flushed",
+			 cases[i].desc, ibv_wc_status_str(cases[i].ec.status));
+	run_case(c, t_flush, NULL, "modify to ERR: outstanding SENDs and receives flushed");
+	run_case(c, t_post_after_err, NULL, "SENDs/WRITEs posted in ERR are flushed");
+}
+
+static void print_header(struct client *c)
+{
+	char gid[INET6_ADDRSTRLEN], rgid[INET6_ADDRSTRLEN];
+
+	inet_ntop(AF_INET6, c->side.gid.raw, gid, sizeof(gid));
+	inet_ntop(AF_INET6, c->rh.gid, rgid, sizeof(rgid));
+	printf("# sroce_integrity: %s, device %s port %d gid[%d] %s, active_mtu %u\n",
+	       c->lo ? "loopback" : "client", ibv_get_device_name(c->side.ctx->device),
+	       c->side.ib_port, c->side.gid_idx, gid, mtu_bytes(c->side.port.active_mtu));
+	printf("# server gid %s mtu %u, seed 0x%08x%s\n", rgid, mtu_bytes(c->rh.mtu),
+	       c->o->seed, c->o->quick ? ", quick" : "");
+	if (!c->side.gid.global.interface_id && !c->side.gid.global.subnet_prefix)
+		printf("# warning: gid[%d] is all zeroes\n", c->side.gid_idx);
+}
+
+static int client_main(const struct opts *o)
+{
+	struct client *c = calloc(1, sizeof(*c));
+	struct server *lo = NULL;
+	int ret;
+
+	if (!c)
+		return 2;
+	c->o = o;
+	c->fd = -1;
+	if (side_open(&c->side, o))
+		return 2;
+	if (o->loopback) {
+		lo = calloc(1, sizeof(*lo));
+		if (!lo || side_open(&lo->side, o))
+			return 2;
+		c->lo = lo;
+	} else {
+		c->fd = tcp_connect(o->host, o->tcp_port);
+		if (c->fd < 0)
+			return 2;
+	}
+	if (rpc(c, msg_regions(c, NULL, 0), CMD_HELLO)) {
+		fprintf(stderr, "%s", c->diag);
+		return 2;
+	}
+	c->rh = c->m.hello;
+	print_header(c);
+
+	if (o->groups & G_BASIC)
+		run_basic(c);
+	if (o->groups & G_SGE)
+		run_sge(c);
+	if (o->groups & G_INLINE)
+		run_inline(c);
+	if (o->groups & G_ATOMIC)
+		run_atomic(c);
+	if (o->groups & G_BURST)
+		run_burst(c);
+	if (o->groups & G_INV)
+		run_case(c, t_send_inv, NULL,
+			 "SEND_WITH_INV invalidates a type 2 memory window");
+	if (o->groups & G_ERROR)
+		run_errors(c);
+
+	conn_drop(c);
+	if (!c->dead)
+		rpc(c, msg_regions(c, NULL, 0), CMD_QUIT);
+	if (c->timeouts_in_a_row >= GIVE_UP) {
+		printf("Bail out! %d cases in a row timed out; the device does not"
+		       " seem to work\n", GIVE_UP);
+		c->n_fail++;
+	} else {
+		printf("1..%d\n", c->tap_n);
+	}
+	printf("# %d passed, %d failed, %d skipped\n",
+	       c->tap_n - c->n_fail - c->n_skip, c->n_fail, c->n_skip);
+	ret = c->n_fail ? 1 : 0;
+	if (lo) {
+		server_drop_conn(lo);
+		side_close(&lo->side);
+		free(lo);
+	}
+	if (c->fd >= 0)
+		close(c->fd);
+	side_close(&c->side);
+	free(c);
+	return ret;
+}
+
+/* --------------------------------------------------------------- main ---- */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: sroce_integrity -l [OPTION]...          loopback on one device\n"
+"       sroce_integrity -s [OPTION]...          server\n"
+"       sroce_integrity -c HOST [OPTION]...     client (runs the tests)\n"
+"\n"
+"A data-integrity test of reliable-connected (RC) QPs over RoCEv2: SEND,\n"
+"SEND_WITH_IMM, SEND_WITH_INV, RDMA_WRITE(_WITH_IMM), RDMA_READ and the\n"
+"two atomics, over many sizes, offsets and SGE splits, inline; every byte\n"
+"and every completion field is checked; then error cases (bad rkey, out of\n"
+"bounds, RNR, peer gone, flushes).  The client prints TAP on stdout and\n"
+"exits 0 only if every case passed.  Both ends must run the same binary.\n"
+"\n"
+"  -l, --loopback      two QPs on one device, connected to each other\n"
+"  -s, --server        serve one client, then exit\n"
+"  -c, --client HOST   connect to the server on HOST (name, IPv4 or IPv6)\n"
+"  -d, --dev DEV       RDMA device (default: the first one)\n"
+"  -i, --ib-port N     its port (default 1)\n"
+"  -g, --gid-index N   source GID index, a RoCE v2 GID (default 0)\n"
+"  -p, --port N        TCP port of the control connection (default %d)\n"
+"  -q, --quick         fewer sizes and rounds\n"
+"  -S, --seed N        pattern seed (default: from the time; printed)\n"
+"  -t, --tests LIST    comma-separated groups: basic,sge,inline,atomic,\n"
+"                      burst,inv,error (default: all)\n"
+"  -v, --verbose       timing and notes for every case\n"
+"  -C, --self-check    test the checker: spoil one byte before every data\n"
+"                      check, so that every data case must fail\n"
+"  -h, --help          this text\n"
+"\n"
+"Example, two hosts:  server: sroce_integrity -s -d sroce0 -g 1\n"
+"                     client: sroce_integrity -c 10.0.0.2 -d sroce0 -g 1\n",
+		DEFAULT_TCP_PORT);
+}
+
+static int parse_groups(const char *s, unsigned int *groups)
+{
+	char *copy = strdup(s), *tok, *save = NULL;
+	unsigned int i;
+
+	if (!copy)
+		return -1;
+	*groups = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < ARRAY_SIZE(group_names); i++)
+			if (!strcmp(tok, group_names[i].name))
+				break;
+		if (i == ARRAY_SIZE(group_names)) {
+			fprintf(stderr, "unknown test group '%s'\n", tok);
+			free(copy);
+			return -1;
+		}
+		*groups |= group_names[i].bit;
+	}
+	free(copy);
+	return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct option lopts[] = {
+		{ "loopback", no_argument, NULL, 'l' },
+		{ "server", no_argument, NULL, 's' },
+		{ "client", required_argument, NULL, 'c' },
+		{ "dev", required_argument, NULL, 'd' },
+		{ "ib-port", required_argument, NULL, 'i' },
+		{ "gid-index", required_argument, NULL, 'g' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "quick", no_argument, NULL, 'q' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "tests", required_argument, NULL, 't' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "self-check", no_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch;
+
+	*o = (struct opts){
+		.ib_port = 1, .tcp_port = DEFAULT_TCP_PORT, .groups = G_ALL,
+		.seed = mix32((uint32_t)time(NULL) ^ ((uint32_t)getpid() << 16)),
+	};
+	while ((ch = getopt_long(argc, argv, "lsc:d:i:g:p:qS:t:vCh", lopts, NULL)) != -1) {
+		switch (ch) {
+		case 'l': o->loopback = true; break;
+		case 's': o->server = true; break;
+		case 'c': o->host = optarg; break;
+		case 'd': o->dev = optarg; break;
+		case 'i': o->ib_port = atoi(optarg); break;
+		case 'g': o->gid_idx = atoi(optarg); break;
+		case 'p': o->tcp_port = atoi(optarg); break;
+		case 'q': o->quick = true; break;
+		case 'S': o->seed = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 't':
+			if (parse_groups(optarg, &o->groups))
+				return -1;
+			break;
+		case 'v': o->verbose = true; break;
+		case 'C': o->self_check = true; break;
+		case 'h': usage(stdout); exit(0);
+		default: return -1;
+		}
+	}
+	if (optind != argc || o->loopback + o->server + !!o->host != 1) {
+		fprintf(stderr, "say exactly one of -l, -s, -c HOST\n");
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+
+	if (parse_opts(argc, argv, &o)) {
+		usage(stderr);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGPIPE, SIG_IGN);
+	return o.server ? server_main(&o) : client_main(&o);
+}
