@@ -756,10 +756,11 @@ static enum ib_wc_status sroce_nak_status(u8 code)
 		return IB_WC_REM_INV_REQ_ERR;
 	case SROCE_NAK_REMOTE_ACCESS_ERR:
 		return IB_WC_REM_ACCESS_ERR;
-	case SROCE_NAK_REMOTE_OP_ERR:
-		return IB_WC_REM_OP_ERR;
-	default:
+	case SROCE_NAK_INVALID_RD_REQ:
 		return IB_WC_REM_INV_RD_REQ_ERR;
+	default:
+		/* Reserved codes: the peer failed in some way of its own. */
+		return IB_WC_REM_OP_ERR;
 	}
 }
 
