@@ -8,6 +8,9 @@
 #   make deps            install everything a Debian 12 machine needs (apt)
 #   make test            build, check and run the VM test suite (T=name for one)
 #   make run             boot a VM, create sroce0 and show it working
+#   make debug-kernel    build (or reuse) the KASAN/lockdep/kmemleak kernel
+#   make test-debug      the VM test suite on the debug kernel (T=name for some)
+#   make kunit           the KUnit suites (sroce_kunit.ko) in the debug kernel
 #   make load NETDEV=X   on a host that can load modules: load and create sroce0
 #   make clean
 
@@ -36,7 +39,10 @@ define build_one
 	cp $$out/drivers/infiniband/sw/sroce/*.ko $$out/
 endef
 
+DEBUG_KERNEL = $(TOP)/tools/debug-kernel
+
 .PHONY: all modules both check sparse checkpatch deps test run load unload clean help
+.PHONY: debug-kernel test-debug kunit
 
 all modules:
 	@$(call build_one,$(KDIR))
@@ -85,6 +91,18 @@ test:
 run:
 	@bash $(TOP)/tools/testing/make-run.sh
 
+# The kernel is cached in /var/cache/sroce/debug-kernel/<key>/ (printed).
+debug-kernel:
+	@bash $(DEBUG_KERNEL)/build.sh
+
+test-debug:
+	@bash $(DEBUG_KERNEL)/test-debug.sh $(if $(T),--tests "$(T)")
+
+# Builds sroce.ko and sroce_kunit.ko for the debug kernel (built first if
+# needed), loads the suites in a VM; the last line counts the test cases.
+kunit:
+	@bash $(TOP)/tools/testing/kunit.sh
+
 load:
 	@bash $(TOP)/tools/load.sh load $(NETDEV)
 
@@ -95,4 +113,4 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '3,13p' $(TOP)/Makefile
+	@sed -n '3,16p' $(TOP)/Makefile

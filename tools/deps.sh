@@ -54,7 +54,7 @@ image_612=linux-image-$V612
 has_candidate "$image_612" || image_612=linux-image-$V612-unsigned
 
 PKGS=(
-	build-essential bc bison flex libelf-dev libssl-dev dwarves xz-utils
+	build-essential bc bison flex libelf-dev libssl-dev dwarves xz-utils lz4
 	linux-image-amd64 linux-headers-amd64
 	"$image_612" "linux-headers-$V612"
 	linux-source-6.12

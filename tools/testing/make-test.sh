@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # "make test": build sroce for both kernels, run "make check", then the VM
-# test suite on both kernels.  Each build and each check counts as one
+# test suite on both kernels and the interop tests against rdma_rxe.  Each build and each check counts as one
 # test next to the suite's assertions; the last line is the total,
 # "N passed, N failed", and the exit status is non-zero on any failure.
 #
@@ -48,29 +48,38 @@ step "build the integrity tester" make -C "$REPO/tools/testing/integrity" --no-p
 step "sparse (C=2), both kernels" make -C "$REPO" --no-print-directory sparse
 step "checkpatch --strict" make -C "$REPO" --no-print-directory checkpatch
 
-suite=$LOGS/suite.log
+# suite NAME CMD...: run a suite that ends with "N passed, N failed[, N
+# skipped]" and add its counts.  A suite that died without its summary, or
+# that failed without saying so, still counts as one failure.
+skipped=0
+suite() {
+	local name=$1 log=$LOGS/$1.log summary p=0 f=0 s=0 rc
+	shift
+	"$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+	if [ -n "$summary" ]; then
+		p=${summary%% passed*}
+		f=${summary#*passed, }
+		f=${f%% failed*}
+		s=$(sed -n 's/.*, \([0-9]*\) skipped$/\1/p' <<<"$summary")
+	fi
+	if [ -z "$summary" ] || { [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; }; then
+		f=$((f + 1))
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	skipped=$((skipped + ${s:-0}))
+}
+
 args=()
 [ -n "$TESTS" ] && args+=(--tests "$TESTS")
-"$HERE/run.sh" "${args[@]}" 2>&1 | tee "$suite"
-rc=${PIPESTATUS[0]}
-summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$suite" | tail -n 1)
-p=0 f=0 skipped=
-if [ -n "$summary" ]; then
-	p=${summary%% passed*}
-	f=${summary#*passed, }
-	f=${f%% failed*}
-	skipped=$(sed -n 's/.*, \([0-9]*\) skipped$/\1/p' <<<"$summary")
-fi
-# A suite that died without its summary, or that failed without saying
-# so, still counts as one failure.
-if [ -z "$summary" ] || { [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; }; then
-	f=$((f + 1))
-fi
-passed=$((passed + p))
-failed=$((failed + f))
+suite vm-tests "$HERE/run.sh" "${args[@]}"
+# The wire against the stock rdma_rxe, sroce as server and as client.
+[ -z "$TESTS" ] && suite interop "$HERE/interop.sh"
 
 echo
-if [ -n "$skipped" ]; then
+if [ "$skipped" -gt 0 ]; then
 	echo "$passed passed, $failed failed, $skipped skipped"
 else
 	echo "$passed passed, $failed failed"

@@ -10,11 +10,13 @@
 #   tests/NAME.tap      the test's output (stdout and stderr)
 #   tests/NAME.done     "rc=N secs=N timedout=0|1", when the test is over
 #   dmesg.txt           the kernel log, at the end
-#   kmemleak.txt        kmemleak's report, if the kernel has kmemleak
+#   kmemleak.txt        kmemleak's report after two scans at the end, if the
+#                       kernel has kmemleak (empty: no leak)
 #   .vm/finished        the last thing written before powering off
 #
 # Settings from boot.sh: SROCE_REPO, SROCE_MODULE_DIR, SROCE_MODINDEX,
-# SROCE_TESTS (names), SROCE_TEST_TIMEOUT (seconds, default per test).
+# SROCE_TESTS (names), SROCE_TEST_TIMEOUT (seconds, default per test),
+# SROCE_TIMEOUT_FACTOR (every test timeout is multiplied by it; default 1).
 
 set -u
 
@@ -52,11 +54,25 @@ setup_system() {
 }
 
 # The timeout of test NAME: a "# timeout: SECONDS" line among its first 20
-# lines, or the default.
+# lines, or the default; times SROCE_TIMEOUT_FACTOR.
 test_timeout() {
 	local t
 	t=$(head -n 20 "$1" | sed -n 's/^# timeout: *\([0-9][0-9]*\) *$/\1/p' | head -n 1)
-	echo "${t:-$SROCE_TEST_TIMEOUT}"
+	echo $((${t:-$SROCE_TEST_TIMEOUT} * ${SROCE_TIMEOUT_FACTOR:-1}))
+}
+
+# kmemleak, if the kernel has it: scan twice (an object must stay
+# unreferenced across scans to be reported), then save the report.
+kmemleak_report() {
+	local f=/sys/kernel/debug/kmemleak err
+
+	[ -e $f ] || return 0
+	kmsg "leak scan"
+	if err=$( { echo scan >$f && sleep 5 && echo scan >$f; } 2>&1); then
+		cat $f >"$OUT/kmemleak.txt"
+	else
+		echo "kmemleak scan failed (is kmemleak disabled? see dmesg): $err" >"$OUT/kmemleak.txt"
+	fi
 }
 
 # run_test NAME: run tests/NAME.sh in a scratch directory with a timeout.
@@ -105,10 +121,7 @@ main() {
 	for name in $SROCE_TESTS; do
 		run_test "$name"
 	done
-	[ -e /sys/kernel/debug/kmemleak ] && {
-		echo scan >/sys/kernel/debug/kmemleak
-		cat /sys/kernel/debug/kmemleak >"$OUT/kmemleak.txt"
-	}
+	kmemleak_report
 	dmesg >"$OUT/dmesg.txt"
 	touch "$OUT/.vm/finished"
 }

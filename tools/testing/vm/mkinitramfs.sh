@@ -16,14 +16,17 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../../.." && pwd)
 BUSYBOX=/bin/busybox
 # What /init needs to reach the host's root over virtio-9p.  Modules built
-# into a kernel (virtio_pci in 6.12) are skipped.
+# into a kernel (virtio_pci in 6.12, all of them in the debug kernel) are
+# skipped.  SROCE_MODULES_ROOT: the kernel's modules are under
+# SROCE_MODULES_ROOT/lib/modules/<version> (see qemu.sh).
 MODULES=(virtio_pci 9pnet_virtio 9p)
 
 log() { echo "mkinitramfs: $*" >&2; }
 
 [ $# -eq 1 ] || { echo "usage: $0 KERNEL_VERSION" >&2; exit 2; }
 KVER=$1
-[ -d "/lib/modules/$KVER" ] || { log "no /lib/modules/$KVER"; exit 1; }
+MODROOT=${SROCE_MODULES_ROOT:-}
+[ -d "$MODROOT/lib/modules/$KVER" ] || { log "no $MODROOT/lib/modules/$KVER"; exit 1; }
 # A dynamically linked busybox would find no libc in the initramfs.
 if [ ! -x "$BUSYBOX" ] || readelf -l "$BUSYBOX" 2>/dev/null | grep -q INTERP; then
 	log "$BUSYBOX is missing or not static: apt-get install busybox-static"
@@ -35,7 +38,8 @@ fi
 module_files() {
 	local m
 	for m in "${MODULES[@]}"; do
-		modprobe -S "$KVER" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
+		modprobe -d "${MODROOT:-/}" -S "$KVER" --show-depends "$m" |
+			awk '$1 == "insmod" { print $2 }'
 	done | awk '!seen[$0]++'
 }
 

@@ -25,7 +25,8 @@ log() { echo "modindex: $*" >&2; }
 [ $# -eq 2 ] || { echo "usage: $0 KERNEL_VERSION MODULE_DIR" >&2; exit 2; }
 KVER=$1
 SRC=$2/$KVER
-STOCK=/lib/modules/$KVER
+# SROCE_MODULES_ROOT: the kernel's modules are not in /lib/modules (qemu.sh).
+STOCK=${SROCE_MODULES_ROOT:-}/lib/modules/$KVER
 
 shopt -s nullglob
 KOS=("$SRC"/*.ko)

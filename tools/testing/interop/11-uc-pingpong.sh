@@ -1,0 +1,14 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 300
+#
+# ibv_uc_pingpong between the two VMs, data checked (-c), over the IPv4
+# and the IPv6 GID.
+. "$(dirname "$0")/lib.sh"
+
+for fam in 4 6; do
+	for size in 1 4096; do
+		pingpong "uc IPv$fam $size B" "$fam" ibv_uc_pingpong -s "$size" -n 20
+	done
+done
+tap_done
