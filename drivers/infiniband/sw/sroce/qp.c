@@ -103,16 +103,16 @@ static void sroce_qp_flush(struct sroce_qp *qp)
 	sroce_rq_flush(qp);
 }
 
-/* The engine: see qp.h.  Runs on sroce_wq, one pass at a time. */
-static void sroce_qp_work(struct work_struct *work)
+/*
+ * One pass of the engine (see qp.h), with the engine lock held.  Returns
+ * true if there is more to do.
+ */
+static bool sroce_qp_pass(struct sroce_qp *qp)
 {
-	struct sroce_qp *qp = container_of(work, struct sroce_qp, work);
 	int done;
 
-	mutex_lock(&qp->engine_lock);
 	if (test_bit(SROCE_QPF_DEAD, &qp->flags))
-		goto out;
-
+		return false;
 	done = sroce_qp_receive(qp);
 	if (test_and_clear_bit(SROCE_QPF_RETRANS, &qp->flags))
 		sroce_comp_timeout(qp);
@@ -124,12 +124,40 @@ static void sroce_qp_work(struct work_struct *work)
 	if (sroce_qp_state(qp) == IB_QPS_ERR &&
 	    test_and_clear_bit(SROCE_QPF_FLUSH, &qp->flags))
 		sroce_qp_flush(qp);
+	return done || !skb_queue_empty(&qp->rx_queue);
+}
 
+/* The engine's work item, on sroce_wq. */
+static void sroce_qp_work(struct work_struct *work)
+{
+	struct sroce_qp *qp = container_of(work, struct sroce_qp, work);
+
+	mutex_lock(&qp->engine_lock);
 	/* More to do: go round again, letting other work run first. */
-	if (done || !skb_queue_empty(&qp->rx_queue))
+	if (sroce_qp_pass(qp))
 		sroce_qp_kick(qp);
-out:
 	mutex_unlock(&qp->engine_lock);
+}
+
+/**
+ * sroce_qp_run - run the engine now, in the caller's context
+ * @qp: the QP
+ *
+ * For the user doorbell: the first packets leave from the system call,
+ * saving a trip through the workqueue; whatever is left, or everything
+ * if the engine is busy elsewhere, goes to the work item.
+ * Context: process context, no locks held.
+ */
+void sroce_qp_run(struct sroce_qp *qp)
+{
+	bool more = true;
+
+	if (mutex_trylock(&qp->engine_lock)) {
+		more = sroce_qp_pass(qp);
+		mutex_unlock(&qp->engine_lock);
+	}
+	if (more)
+		sroce_qp_kick(qp);
 }
 
 static void sroce_retrans_timer_fn(struct timer_list *t)

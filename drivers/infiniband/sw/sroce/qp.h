@@ -390,6 +390,7 @@ static inline enum ib_qp_state sroce_qp_state(const struct sroce_qp *qp)
 int sroce_qp_wq_init(void);
 void sroce_qp_wq_exit(void);
 void sroce_qp_kick(struct sroce_qp *qp);
+void sroce_qp_run(struct sroce_qp *qp);
 void sroce_qp_error(struct sroce_qp *qp);
 struct sroce_qp *sroce_qp_lookup_rcu(struct sroce_dev *sdev, u32 qpn);
 void sroce_qp_rx_enqueue(struct sroce_qp *qp, struct sk_buff *skb);

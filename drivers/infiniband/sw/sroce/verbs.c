@@ -135,7 +135,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		/* The doorbell: librxe has filled the mapped ring. */
 		if (state == IB_QPS_ERR)
 			set_bit(SROCE_QPF_FLUSH, &qp->flags);
-		sroce_qp_kick(qp);
+		sroce_qp_run(qp);
 		return 0;
 	}
 
