@@ -44,7 +44,10 @@ CMDLINE="console=ttyS0 loglevel=5 panic=-1 mitigations=off net.ifnames=0"
 CMDLINE+=" rdinit=/init printk.devkmsg=on"
 # SROCE_KERNEL_CMDLINE: more kernel parameters (the debug kernel's).
 CMDLINE+=${SROCE_KERNEL_CMDLINE:+ $SROCE_KERNEL_CMDLINE}
-# Not a kernel parameter: the kernel hands it to /init as $sroce_modroot.
+# Not kernel parameters: the kernel hands them to /init as variables.
+# sroce_repo: init keeps the repository visible if it lives under /tmp,
+# which the guest covers with its own tmpfs.
+CMDLINE+=" sroce_repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 [ -z "${SROCE_MODULES_ROOT:-}" ] || CMDLINE+=" sroce_modroot=$SROCE_MODULES_ROOT"
 
 exec timeout --kill-after=10 "$TIMEOUT" \
