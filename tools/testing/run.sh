@@ -56,7 +56,8 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-TESTS_DIR=$HERE/tests
+# SROCE_TESTS_DIR: run the scripts of another folder (the benchmarks do).
+TESTS_DIR=${SROCE_TESTS_DIR:-$HERE/tests}
 
 # One VM at a time on this machine (2 cores, TCG): runs from any clone wait
 # for each other on this lock.
@@ -336,10 +337,11 @@ write_boot_script() {
 			SROCE_MODULE_DIR "$MODULE_DIR" \
 			SROCE_MODINDEX "$modindex" \
 			SROCE_TESTS "${TESTS[*]}" \
+			SROCE_TESTS_DIR "$TESTS_DIR" \
 			SROCE_TEST_TIMEOUT "$TIMEOUT"
 		for var in $(compgen -e | grep '^SROCE_' || true); do
 			case $var in
-			SROCE_REPO|SROCE_MODULE_DIR|SROCE_MODINDEX|SROCE_TESTS|SROCE_TEST_TIMEOUT) ;;
+			SROCE_REPO|SROCE_MODULE_DIR|SROCE_MODINDEX|SROCE_TESTS|SROCE_TESTS_DIR|SROCE_TEST_TIMEOUT) ;;
 			*) printf 'export %s=%q\n' "$var" "${!var}" ;;
 			esac
 		done

@@ -15,13 +15,13 @@
 #   .vm/finished        the last thing written before powering off
 #
 # Settings from boot.sh: SROCE_REPO, SROCE_MODULE_DIR, SROCE_MODINDEX,
-# SROCE_TESTS (names), SROCE_TEST_TIMEOUT (seconds, default per test),
+# SROCE_TESTS (names), SROCE_TESTS_DIR (where they are), SROCE_TEST_TIMEOUT (seconds, default per test),
 # SROCE_TIMEOUT_FACTOR (every test timeout is multiplied by it; default 1).
 
 set -u
 
 OUT=/run/sroce/out
-TESTS_DIR=$SROCE_REPO/tools/testing/tests
+TESTS_DIR=${SROCE_TESTS_DIR:-$SROCE_REPO/tools/testing/tests}
 
 # Whatever happens, power off: as PID 1, exiting would panic the kernel.
 poweroff_now() {
