@@ -14,6 +14,14 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RX_DROP_ICRC].name = "rx_drop_icrc",
 	[SROCE_CNT_TX_PACKETS].name = "tx_packets",
 	[SROCE_CNT_TX_DROPPED].name = "tx_dropped",
+	[SROCE_CNT_DUPLICATE_REQUEST].name = "duplicate_request",
+	[SROCE_CNT_OUT_OF_SEQUENCE].name = "out_of_sequence",
+	[SROCE_CNT_RNR_NAK_SENT].name = "rnr_nak_sent",
+	[SROCE_CNT_RNR_NAK_RCVD].name = "rnr_nak_rcvd",
+	[SROCE_CNT_SEQ_NAK_RCVD].name = "seq_nak_rcvd",
+	[SROCE_CNT_RETRANS_TIMEOUT].name = "retrans_timeout",
+	[SROCE_CNT_RETRY_EXCEEDED].name = "retry_exceeded",
+	[SROCE_CNT_TX_NOMEM].name = "tx_nomem",
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);

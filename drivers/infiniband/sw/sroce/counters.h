@@ -16,6 +16,14 @@ enum sroce_counter {
 	SROCE_CNT_RX_DROP_ICRC,
 	SROCE_CNT_TX_PACKETS,
 	SROCE_CNT_TX_DROPPED,
+	SROCE_CNT_DUPLICATE_REQUEST,	/* responder: a request seen before */
+	SROCE_CNT_OUT_OF_SEQUENCE,	/* responder: a gap, NAK sent */
+	SROCE_CNT_RNR_NAK_SENT,		/* responder: no receive WQE */
+	SROCE_CNT_RNR_NAK_RCVD,		/* requester: the peer had none */
+	SROCE_CNT_SEQ_NAK_RCVD,		/* requester: the peer saw a gap */
+	SROCE_CNT_RETRANS_TIMEOUT,	/* requester: the ACK timer fired */
+	SROCE_CNT_RETRY_EXCEEDED,	/* requester: gave up (either kind) */
+	SROCE_CNT_TX_NOMEM,		/* a packet waited for memory */
 	SROCE_NUM_COUNTERS
 };
 

@@ -176,6 +176,7 @@ static void __exit sroce_exit(void)
 	sroce_netdev_exit();
 	sroce_udp_exit();
 	sroce_qp_wq_exit();
+	sroce_skb_exit();
 	pr_info("unloaded\n");
 }
 

@@ -19,6 +19,7 @@
 
 #include "sroce.h"
 #include "mr.h"
+#include "qp.h"
 
 /*
  * The access flags each kind of MR may be given.  MW_BIND is accepted
@@ -540,6 +541,35 @@ static void sroce_mr_unmap(struct sroce_mr *mr, void *va)
 		kunmap_local(va);
 }
 
+/*
+ * The page behind the MR memory at @iova, to attach to a packet: the
+ * offset in it in *@off and how many bytes (at most @len) in *@n.  NULL
+ * if the memory is not in the direct map (vmalloc memory of a ULP); the
+ * caller copies it then.
+ */
+static struct page *sroce_mr_page(struct sroce_mr *mr, u64 iova, u32 len,
+				  u32 *off, u32 *n)
+{
+	void *va;
+	u64 o;
+
+	if (mr->type == IB_MR_TYPE_USER) {
+		o = iova - mr->iova + mr->page_off;
+		if (o >> PAGE_SHIFT >= mr->npages)
+			return NULL;
+		*off = offset_in_page(o);
+		*n = min_t(u32, len, PAGE_SIZE - *off);
+		return mr->pages[o >> PAGE_SHIFT];
+	}
+	/* DMA and fast-reg MRs: kernel addresses, nothing to unmap. */
+	va = sroce_mr_map(mr, iova, len, n);
+	if (!va || !virt_addr_valid(va))
+		return NULL;
+	*off = offset_in_page(va);
+	*n = min_t(u32, *n, PAGE_SIZE - *off);
+	return virt_to_page(va);
+}
+
 static int sroce_mr_range(struct sroce_mr *mr, u64 iova, u64 length)
 {
 	if (!sroce_range_ok(READ_ONCE(mr->iova), READ_ONCE(mr->length), iova,
@@ -674,6 +704,40 @@ int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
 		len -= n;
 	}
 	return 0;
+}
+
+/**
+ * sroce_mr_attach_skb - attach MR memory to a packet as page frags
+ * @mr: an MR from sroce_mr_lookup()
+ * @iova: where in the MR
+ * @skb: the packet being built
+ * @len: bytes to attach
+ *
+ * Zero copy: the frags point at the MR's pages (see skb.c).  Stops early
+ * where a page cannot be attached; the caller copies the rest.  Any
+ * context.
+ *
+ * Return: the bytes attached, or -ERANGE.
+ */
+int sroce_mr_attach_skb(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
+			u32 len)
+{
+	u32 done = 0;
+	int err;
+
+	err = sroce_mr_range(mr, iova, len);
+	if (err)
+		return err;
+	while (done < len) {
+		struct page *page;
+		u32 off, n;
+
+		page = sroce_mr_page(mr, iova + done, len - done, &off, &n);
+		if (!page || !sroce_tx_add_page(skb, page, off, n))
+			break;
+		done += n;
+	}
+	return done;
 }
 
 /**
@@ -834,6 +898,66 @@ int sroce_sgl_copy_skb(struct sroce_dev *sdev, struct sroce_pd *pd,
 		return -EFAULT;
 	return sroce_sgl_xfer(sdev, pd, sgl, num_sge, cur, NULL, skb, skb_off,
 			      len, dir, crc);
+}
+
+/**
+ * sroce_sgl_attach_skb - put the data of a local SGE list into a packet
+ * @sdev: the device
+ * @pd: the PD of the QP that owns the list
+ * @sgl: the SGEs
+ * @num_sge: entries in @sgl
+ * @cur: where to start; advanced past the bytes added
+ * @skb: the packet being built
+ * @len: bytes to add
+ *
+ * As sroce_sgl_copy() from the list, but the memory is attached to @skb
+ * as page frags where it can be (sroce_mr_attach_skb()), and copied into
+ * a frag of the packet's own from the first byte where it cannot.  Any
+ * context.
+ *
+ * Return: as sroce_sgl_copy(), or -ENOMEM.
+ */
+int sroce_sgl_attach_skb(struct sroce_dev *sdev, struct sroce_pd *pd,
+			 const struct ib_sge *sgl, unsigned int num_sge,
+			 struct sroce_sgl_cursor *cur, struct sk_buff *skb,
+			 u32 len)
+{
+	void *buf;
+
+	while (len) {
+		const struct ib_sge *sge;
+		struct sroce_mr *mr;
+		int err, n;
+
+		if (cur->sge >= num_sge)
+			return -ENOSPC;
+		sge = &sgl[cur->sge];
+		if (cur->off >= sge->length) {
+			cur->sge++;
+			cur->off = 0;
+			continue;
+		}
+		n = min(len, sge->length - cur->off);
+		mr = sroce_mr_lookup(sdev, pd, sge->lkey, false, 0,
+				     sge->addr + cur->off, n, &err);
+		if (!mr)
+			return err;
+		err = sroce_mr_attach_skb(mr, sge->addr + cur->off, skb, n);
+		sroce_mr_put(mr);
+		if (err < 0)
+			return err;
+		cur->off += err;
+		len -= err;
+		if (err < n)
+			break;
+	}
+	if (!len)
+		return 0;
+	buf = sroce_tx_put_frag(skb, len);
+	if (!buf)
+		return -ENOMEM;
+	return sroce_sgl_copy(sdev, pd, sgl, num_sge, cur, buf, len,
+			      SROCE_FROM_MR, NULL);
 }
 
 /**

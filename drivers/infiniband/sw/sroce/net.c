@@ -23,21 +23,6 @@
 #include "qp.h"
 
 #define SROCE_DEFAULT_HOP_LIMIT	64
-#define SROCE_ENCAP_LEN		(sizeof(struct ipv6hdr) + sizeof(struct udphdr))
-
-struct sk_buff *sroce_tx_alloc(struct sroce_qp *qp, const struct sroce_av *av,
-			       unsigned int len)
-{
-	struct net_device *ndev = sroce_qp_dev(qp)->ndev;
-	unsigned int head = LL_RESERVED_SPACE(ndev) + SROCE_ENCAP_LEN;
-	struct sk_buff *skb;
-
-	skb = alloc_skb(head + len + SROCE_ICRC_LEN, GFP_KERNEL | __GFP_NOWARN);
-	if (!skb)
-		return NULL;
-	skb_reserve(skb, head);
-	return skb;
-}
 
 static bool sroce_av_is_ipv4(const struct sroce_av *av)
 {
@@ -52,8 +37,8 @@ static void sroce_push_udp(struct sk_buff *skb, u16 sport)
 	skb_reset_transport_header(skb);
 	uh->source = htons(sport);
 	uh->dest = htons(SROCE_UDP_PORT);
-	/* The UDP length covers the ICRC, which is appended last. */
-	uh->len = htons(skb->len + SROCE_ICRC_LEN);
+	/* The packet ends with the pad and the ICRC already. */
+	uh->len = htons(skb->len);
 	/* RoCEv2 sends no UDP checksum; the ICRC protects the packet. */
 	uh->check = 0;
 }
@@ -68,7 +53,7 @@ static void sroce_push_ipv4(struct net *net, struct sk_buff *skb,
 	iph->version = 4;
 	iph->ihl = sizeof(*iph) >> 2;
 	iph->tos = av->tclass;
-	iph->tot_len = htons(skb->len + SROCE_ICRC_LEN);
+	iph->tot_len = htons(skb->len);
 	iph->frag_off = htons(IP_DF);
 	iph->ttl = av->hop_limit ?: SROCE_DEFAULT_HOP_LIMIT;
 	iph->protocol = IPPROTO_UDP;
@@ -87,7 +72,7 @@ static void sroce_push_ipv6(struct sk_buff *skb, const struct sroce_av *av)
 	ip6h = skb_push(skb, sizeof(*ip6h));
 	skb_reset_network_header(skb);
 	ip6_flow_hdr(ip6h, av->tclass, cpu_to_be32(av->flow_label));
-	ip6h->payload_len = htons(skb->len - sizeof(*ip6h) + SROCE_ICRC_LEN);
+	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
 	ip6h->nexthdr = IPPROTO_UDP;
 	ip6h->hop_limit = av->hop_limit ?: SROCE_DEFAULT_HOP_LIMIT;
 	ip6h->saddr = av->saddr;
@@ -123,17 +108,19 @@ static struct dst_entry *sroce_route6(struct net *net, struct sock *sk,
 	return ipv6_stub->ipv6_dst_lookup_flow(net, sk, &fl6, NULL);
 }
 
-/* Append the ICRC, computed over the packet from its IP header on. */
-static int sroce_add_icrc(struct sk_buff *skb)
+/* The ICRC, over the packet from its IP header to the pad. */
+static int sroce_set_icrc(struct sk_buff *skb, __le32 *slot)
 {
+	unsigned int len = skb->len - SROCE_ICRC_LEN;
 	__le32 icrc;
 	int err;
 
-	err = sroce_icrc_buf(skb_network_header(skb),
-			     skb_tail_pointer(skb) - skb_network_header(skb),
-			     &icrc);
+	if (skb_is_nonlinear(skb))
+		err = sroce_icrc_skb(skb, 0, len, &icrc);
+	else
+		err = sroce_icrc_buf(skb->data, len, &icrc);
 	if (!err)
-		put_unaligned(icrc, (__le32 *)skb_put(skb, SROCE_ICRC_LEN));
+		put_unaligned(icrc, slot);
 	return err;
 }
 
@@ -164,16 +151,22 @@ int sroce_tx(struct sroce_qp *qp, const struct sroce_av *av,
 	struct net *net = dev_net(sdev->ndev);
 	bool ipv4 = sroce_av_is_ipv4(av);
 	struct dst_entry *dst;
+	__le32 *icrc;
 	struct sock *sk;
 	int err;
 
+	icrc = sroce_tx_put_trailer(skb);
+	if (!icrc) {
+		err = -ENOMEM;
+		goto drop;
+	}
 	sroce_push_udp(skb, sroce_tx_sport(qp, av));
 	if (ipv4)
 		sroce_push_ipv4(net, skb, av);
 	else
 		sroce_push_ipv6(skb, av);
 	skb->ip_summed = CHECKSUM_NONE;
-	err = sroce_add_icrc(skb);
+	err = sroce_set_icrc(skb, icrc);
 	if (err)
 		goto drop;
 	sroce_count(sdev, SROCE_CNT_TX_PACKETS);
@@ -272,7 +265,7 @@ int sroce_net_rcv(struct sk_buff *skb)
 	SROCE_SKB_CB(skb)->vlan_id = SROCE_SKB_CB(skb)->has_vlan ?
 				     vlan_dev_vlan_id(skb->dev) : 0;
 	skb->dev = sdev->ndev;
-	sroce_qp_rx_enqueue(qp, skb);
+	sroce_qp_rx_deliver(qp, skb);
 	rcu_read_unlock();
 	return 0;
 
@@ -304,6 +297,7 @@ static bool sroce_transport_ok(const struct sroce_qp *qp, u32 flags)
  */
 static int sroce_rx_unwrap(struct sk_buff *skb)
 {
+	const struct sroce_opcode_info *info;
 	unsigned int ulen = ntohs(udp_hdr(skb)->len);
 	__le32 want, got;
 	int len;
@@ -320,8 +314,10 @@ static int sroce_rx_unwrap(struct sk_buff *skb)
 	if (skb_copy_bits(skb, len - SROCE_ICRC_LEN, &got, sizeof(got)) ||
 	    want != got)
 		return -EBADMSG;
-	if (!pskb_may_pull(skb, min_t(unsigned int, len,
-				      SROCE_WIRE_MAX_HDR_LEN)))
+	/* The headers must be linear for parsing; the payload need not. */
+	info = sroce_opcode(((const struct sroce_bth *)skb->data)->opcode);
+	if (!pskb_may_pull(skb, min_t(unsigned int, len, info ?
+				      info->hdr_len : SROCE_BTH_LEN)))
 		return -EINVAL;
 	return len;
 }

@@ -18,6 +18,22 @@
 
 static struct workqueue_struct *sroce_wq;
 
+/*
+ * The engines running on this CPU, innermost last.  They nest on
+ * loopback, where the sender's engine hands a packet to the receiver's,
+ * which may answer.  Only the first level of that nesting runs inline
+ * (see sroce_qp_rx_deliver()), which bounds the stack; the engine lock
+ * keeps BHs, and so preemption, off while an engine is on this list.
+ */
+#define SROCE_ENGINE_NEST	2
+
+struct sroce_engine_cpu {
+	unsigned int depth;
+	struct sroce_qp *held[SROCE_ENGINE_NEST];
+};
+
+static DEFINE_PER_CPU(struct sroce_engine_cpu, sroce_engine_cpu);
+
 int sroce_qp_wq_init(void)
 {
 	/*
@@ -64,19 +80,20 @@ struct sroce_qp *sroce_qp_lookup_rcu(struct sroce_dev *sdev, u32 qpn)
 	return xa_load(&sdev->qp_xa, qpn);
 }
 
-/* From the receive path, under rcu_read_lock(); see qp.h. */
-void sroce_qp_rx_enqueue(struct sroce_qp *qp, struct sk_buff *skb)
-{
-	skb_queue_tail(&qp->rx_queue, skb);
-	sroce_qp_kick(qp);
-}
-
 static bool sroce_qp_can_receive(const struct sroce_qp *qp)
 {
 	enum ib_qp_state s = sroce_qp_state(qp);
 
 	return s == IB_QPS_RTR || s == IB_QPS_RTS || s == IB_QPS_SQD ||
 	       s == IB_QPS_SQE;
+}
+
+/* Hand one received packet to the responder or completer; frees it. */
+static void sroce_qp_receive_one(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	if (sroce_qp_can_receive(qp))
+		sroce_rx_process(qp, skb);
+	kfree_skb(skb);
 }
 
 /* One batch of received packets; returns how many were handled. */
@@ -86,9 +103,7 @@ static int sroce_qp_receive(struct sroce_qp *qp)
 	int n = 0;
 
 	while (n < SROCE_BUDGET && (skb = skb_dequeue(&qp->rx_queue))) {
-		if (sroce_qp_can_receive(qp))
-			sroce_rx_process(qp, skb);
-		kfree_skb(skb);
+		sroce_qp_receive_one(qp, skb);
 		n++;
 	}
 	if (qp->ibqp.qp_type == IB_QPT_RC)
@@ -101,6 +116,66 @@ static void sroce_qp_flush(struct sroce_qp *qp)
 	sroce_sq_flush(qp);
 	/* With an SRQ this only completes a WQE taken for a SEND. */
 	sroce_rq_flush(qp);
+}
+
+/*
+ * Something the work item should do: packets queued, a timer's effect,
+ * READ responses to send, or WQEs the requester has not finished.
+ */
+static bool sroce_qp_has_work(const struct sroce_qp *qp)
+{
+	return !skb_queue_empty_lockless(&qp->rx_queue) ||
+	       (READ_ONCE(qp->flags) & (BIT(SROCE_QPF_RETRANS) |
+					BIT(SROCE_QPF_RNR) |
+					BIT(SROCE_QPF_FLUSH))) ||
+	       (qp->ibqp.qp_type == IB_QPT_RC && qp->resp.res_send >= 0) ||
+	       qp->req.next != qp->sq.head || !sroce_queue_empty(&qp->sq.q);
+}
+
+/* The engine lock is held by whoever runs the engine, in any context. */
+static void sroce_engine_enter(struct sroce_qp *qp)
+{
+	struct sroce_engine_cpu *ec = this_cpu_ptr(&sroce_engine_cpu);
+
+	if (ec->depth < SROCE_ENGINE_NEST)
+		ec->held[ec->depth] = qp;
+	ec->depth++;
+}
+
+static bool sroce_engine_trylock(struct sroce_qp *qp)
+{
+	if (!spin_trylock_bh(&qp->engine_lock))
+		return false;
+	sroce_engine_enter(qp);
+	return true;
+}
+
+static void sroce_engine_lock(struct sroce_qp *qp)
+{
+	spin_lock_bh(&qp->engine_lock);
+	sroce_engine_enter(qp);
+}
+
+static void sroce_engine_unlock(struct sroce_qp *qp)
+{
+	struct sroce_engine_cpu *ec = this_cpu_ptr(&sroce_engine_cpu);
+
+	ec->depth--;
+	if (ec->depth < SROCE_ENGINE_NEST)
+		ec->held[ec->depth] = NULL;
+	spin_unlock_bh(&qp->engine_lock);
+}
+
+/* Is @qp's engine running further up this CPU's stack?  BHs are off. */
+static bool sroce_engine_held_here(const struct sroce_qp *qp)
+{
+	struct sroce_engine_cpu *ec = this_cpu_ptr(&sroce_engine_cpu);
+	unsigned int i;
+
+	for (i = 0; i < min_t(unsigned int, ec->depth, SROCE_ENGINE_NEST); i++)
+		if (ec->held[i] == qp)
+			return true;
+	return false;
 }
 
 /*
@@ -127,16 +202,32 @@ static bool sroce_qp_pass(struct sroce_qp *qp)
 	return done || !skb_queue_empty(&qp->rx_queue);
 }
 
+/*
+ * Up to @passes passes, taking the lock for each so that modify_qp and
+ * the other CPUs get a look in.  Returns true if there is more to do.
+ */
+static bool sroce_qp_run_passes(struct sroce_qp *qp, int passes)
+{
+	bool more = true;
+
+	while (more && passes--) {
+		sroce_engine_lock(qp);
+		more = sroce_qp_pass(qp);
+		sroce_engine_unlock(qp);
+		if (more && passes)
+			cond_resched();
+	}
+	return more;
+}
+
 /* The engine's work item, on sroce_wq. */
 static void sroce_qp_work(struct work_struct *work)
 {
 	struct sroce_qp *qp = container_of(work, struct sroce_qp, work);
 
-	mutex_lock(&qp->engine_lock);
-	/* More to do: go round again, letting other work run first. */
-	if (sroce_qp_pass(qp))
+	/* Still more: go round again, letting other work run first. */
+	if (sroce_qp_run_passes(qp, SROCE_WORK_PASSES))
 		sroce_qp_kick(qp);
-	mutex_unlock(&qp->engine_lock);
 }
 
 /**
@@ -144,19 +235,89 @@ static void sroce_qp_work(struct work_struct *work)
  * @qp: the QP
  *
  * For the user doorbell: the first packets leave from the system call,
- * saving a trip through the workqueue; whatever is left, or everything
- * if the engine is busy elsewhere, goes to the work item.
+ * saving a trip through the workqueue, and on loopback the answers to
+ * them (ACKs, READ responses) are taken in on the way; whatever is left,
+ * or everything if the engine is busy elsewhere, goes to the work item.
  * Context: process context, no locks held.
  */
 void sroce_qp_run(struct sroce_qp *qp)
 {
 	bool more = true;
+	int passes = SROCE_DOORBELL_PASSES;
 
-	if (mutex_trylock(&qp->engine_lock)) {
+	while (more && passes--) {
+		if (!sroce_engine_trylock(qp))
+			break;
 		more = sroce_qp_pass(qp);
-		mutex_unlock(&qp->engine_lock);
+		sroce_engine_unlock(qp);
 	}
 	if (more)
+		sroce_qp_kick(qp);
+}
+
+/*
+ * Small packets (ACKs, READ requests, small messages) are worth taking in
+ * at once, where they arrive: that saves waking a worker, which is most
+ * of the latency of a small message.  Larger ones go to the QP's work
+ * item, so that checking and placing their payload runs in parallel with
+ * whatever produced them (the sender's engine, on loopback).
+ */
+static bool sroce_qp_rx_inline_ok(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	return skb->len <= SROCE_INLINE_RX_MAX &&
+	       __this_cpu_read(sroce_engine_cpu.depth) <= 1 &&
+	       skb_queue_empty_lockless(&qp->rx_queue);
+}
+
+/*
+ * Take one packet in now, or return false if the engine is busy.  Only
+ * the receive part of the engine runs; what it leaves to do (READ
+ * responses, sends the ACK allows) goes to the work item.
+ */
+static bool sroce_qp_rx_inline(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	bool more;
+
+	if (!sroce_engine_trylock(qp))
+		return false;
+	if (test_bit(SROCE_QPF_DEAD, &qp->flags)) {
+		sroce_engine_unlock(qp);
+		kfree_skb(skb);
+		return true;
+	}
+	sroce_qp_receive_one(qp, skb);
+	if (qp->ibqp.qp_type == IB_QPT_RC)
+		sroce_resp_send_ack(qp);
+	more = sroce_qp_has_work(qp);
+	sroce_engine_unlock(qp);
+	if (more)
+		sroce_qp_kick(qp);
+	return true;
+}
+
+/**
+ * sroce_qp_rx_deliver - a packet for @qp arrived
+ * @qp: the QP, found under rcu_read_lock()
+ * @skb: the packet; consumed
+ *
+ * Context: softirq, or an engine sending on loopback; RCU read side.
+ */
+void sroce_qp_rx_deliver(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	bool done, held;
+
+	local_bh_disable();
+	held = sroce_engine_held_here(qp);
+	done = !held && sroce_qp_rx_inline_ok(qp, skb) &&
+	       sroce_qp_rx_inline(qp, skb);
+	if (!done)
+		skb_queue_tail(&qp->rx_queue, skb);
+	local_bh_enable();
+	/*
+	 * An engine up this CPU's stack (the ACK to a loopback send) finds
+	 * the packet when its pass ends: no need to wake the worker.
+	 */
+	if (!done && !held)
 		sroce_qp_kick(qp);
 }
 
@@ -336,7 +497,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->attr.mtu = ib_mtu_enum_to_int(IB_MTU_256);
 	qp->attr.path_mtu = IB_MTU_256;
 	spin_lock_init(&qp->state_lock);
-	mutex_init(&qp->engine_lock);
+	spin_lock_init(&qp->engine_lock);
 	INIT_WORK(&qp->work, sroce_qp_work);
 	skb_queue_head_init(&qp->rx_queue);
 	timer_setup(&qp->retrans_timer, sroce_retrans_timer_fn, 0);
@@ -496,7 +657,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			return err;
 	}
 
-	mutex_lock(&qp->engine_lock);
+	spin_lock_bh(&qp->engine_lock);
 	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
 	new = (mask & IB_QP_STATE) ? attr->qp_state : cur;
 	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask)) {
@@ -509,7 +670,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		sroce_qp_set_state(qp, new);
 	}
 out:
-	mutex_unlock(&qp->engine_lock);
+	spin_unlock_bh(&qp->engine_lock);
 	if (!err && (mask & IB_QP_STATE))
 		sroce_qp_kick(qp);
 	return err;
@@ -522,7 +683,7 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	const struct sroce_qp_attr *a = &qp->attr;
 
 	memset(attr, 0, sizeof(*attr));
-	mutex_lock(&qp->engine_lock);
+	spin_lock_bh(&qp->engine_lock);
 	attr->qp_state = qp->state;
 	attr->cur_qp_state = qp->state;
 	attr->path_mtu = a->path_mtu;
@@ -542,7 +703,7 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->sq_draining = 0;
 	if (ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC)
 		sroce_av_to_attr(&a->av, &attr->ah_attr);
-	mutex_unlock(&qp->engine_lock);
+	spin_unlock_bh(&qp->engine_lock);
 
 	attr->cap.max_send_wr = qp->sq.max_wr;
 	attr->cap.max_send_sge = qp->sq.max_sge;
@@ -572,9 +733,9 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	synchronize_rcu();
 
 	/* No new work: the engine, the timers and kicks all see DEAD. */
-	mutex_lock(&qp->engine_lock);
+	spin_lock_bh(&qp->engine_lock);
 	set_bit(SROCE_QPF_DEAD, &qp->flags);
-	mutex_unlock(&qp->engine_lock);
+	spin_unlock_bh(&qp->engine_lock);
 	del_timer_sync(&qp->retrans_timer);
 	del_timer_sync(&qp->rnr_timer);
 	cancel_work_sync(&qp->work);

@@ -2,13 +2,21 @@
 /*
  * Queue pairs and the per-QP engine.
  *
- * Everything a QP does on the wire runs in its work item (qp->work), one
- * instance at a time, holding qp->engine_lock: receiving (responder and
- * completer), sending (requester, read responses, ACKs), timers' effects
- * and flushing.  The engine state (req, comp, resp) is only touched
- * there, so it needs no other locking.  Softirq receive only queues the
- * skb on qp->rx_queue and queues the work; timers only set a flag bit and
- * queue the work.  Different QPs run in parallel on the sroce workqueue.
+ * Everything a QP does on the wire runs in its engine, one instance at a
+ * time, holding qp->engine_lock (a BH spinlock: nothing in the engine
+ * sleeps): receiving (responder and completer), sending (requester, read
+ * responses, ACKs), timers' effects and flushing.  The engine state (req,
+ * comp, resp) is only touched there, so it needs no other locking.
+ *
+ * Where it runs: mostly in the QP's work item (qp->work) on the unbound
+ * sroce workqueue, so different QPs run in parallel on different CPUs.
+ * Two shortcuts save the trip through the workqueue, which costs a
+ * wakeup and most of the latency of a small message: the user doorbell
+ * runs a pass or two in the system call (sroce_qp_run()), and a small
+ * packet is taken in by whoever delivers it -- softirq, or on loopback
+ * the sender's engine -- if the engine is free (sroce_qp_rx_deliver()).
+ * Both only try the lock; when it is taken they queue the work instead.
+ * Timers only set a flag bit and queue the work.
  *
  * Lifetime: the receive path finds QPs under RCU (xa_load on the device's
  * QP table) and only queues to them inside the RCU read section; destroy
@@ -19,7 +27,6 @@
 #ifndef SROCE_QP_H
 #define SROCE_QP_H
 
-#include <linux/mutex.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
@@ -45,6 +52,13 @@ struct sroce_pd;
 #define SROCE_ACK_EVERY		64
 /* Packets one pass of the engine handles per direction before yielding. */
 #define SROCE_BUDGET		64
+/* Passes the work item runs before it yields the CPU, and the doorbell */
+#define SROCE_WORK_PASSES	4
+#define SROCE_DOORBELL_PASSES	2
+/* Received packets up to this size (UDP header on) may be taken inline */
+#define SROCE_INLINE_RX_MAX	512
+/* Payloads up to this size are copied into a packet rather than attached */
+#define SROCE_TX_COPY_MAX	256
 
 /* qp->flags bits, set from any context */
 enum sroce_qp_flag {
@@ -331,7 +345,7 @@ struct sroce_qp {
 	spinlock_t state_lock;		/* @state */
 	enum ib_qp_state state;
 
-	struct mutex engine_lock;	/* the engine; see above */
+	spinlock_t engine_lock;		/* the engine; see above */
 	struct work_struct work;
 	unsigned long flags;
 	struct sk_buff_head rx_queue;
@@ -393,7 +407,7 @@ void sroce_qp_kick(struct sroce_qp *qp);
 void sroce_qp_run(struct sroce_qp *qp);
 void sroce_qp_error(struct sroce_qp *qp);
 struct sroce_qp *sroce_qp_lookup_rcu(struct sroce_dev *sdev, u32 qpn);
-void sroce_qp_rx_enqueue(struct sroce_qp *qp, struct sk_buff *skb);
+void sroce_qp_rx_deliver(struct sroce_qp *qp, struct sk_buff *skb);
 int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata);
 int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
@@ -403,11 +417,13 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 
 /*
- * net.c: packets out.  sroce_tx_alloc() returns an empty skb with room
- * for @len bytes (BTH, extension headers, payload and pad) plus the
- * headers below and the ICRC after; the caller skb_put()s exactly those
- * bytes, then sroce_tx() adds UDP/IP, the ICRC, and sends or loops it
- * back.  sroce_tx() always consumes the skb.
+ * skb.c and net.c: packets out.  sroce_tx_alloc() returns an empty skb
+ * with room for @len bytes in its linear part, plus the headers below
+ * and the trailer after; the caller skb_put()s the BTH, extension headers
+ * and a small payload there, or attaches a larger payload as frags
+ * (sroce_tx_add_page(), sroce_tx_put_frag(), or the MR helpers in mr.h).
+ * Then sroce_tx() adds the pad, UDP/IP and the ICRC, and sends or loops
+ * the packet back.  sroce_tx() always consumes the skb.
  *
  * Packets in: the engine hands sroce_resp_rcv()/sroce_comp_rcv() a packet
  * whose ICRC is checked and whose headers are decoded in @pkt; skb->data
@@ -415,8 +431,12 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
  * frags: copy with skb_copy_bits() or sroce_sgl_copy_skb()), the IP
  * header at skb_network_header().  The skb stays the caller's.
  */
-struct sk_buff *sroce_tx_alloc(struct sroce_qp *qp, const struct sroce_av *av,
-			       unsigned int len);
+struct sk_buff *sroce_tx_alloc(struct sroce_qp *qp, unsigned int len);
+bool sroce_tx_add_page(struct sk_buff *skb, struct page *page,
+		       unsigned int off, unsigned int len);
+void *sroce_tx_put_frag(struct sk_buff *skb, unsigned int len);
+__le32 *sroce_tx_put_trailer(struct sk_buff *skb);
+void sroce_skb_exit(void);
 int sroce_tx(struct sroce_qp *qp, const struct sroce_av *av,
 	     struct sk_buff *skb);
 void sroce_rx_process(struct sroce_qp *qp, struct sk_buff *skb);

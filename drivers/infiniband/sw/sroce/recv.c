@@ -172,8 +172,8 @@ static void sroce_resp_pkt_init(struct sroce_qp *qp, struct sroce_pkt *pkt,
 }
 
 /*
- * An skb to the peer with the headers of @pkt built and room for
- * pkt->payload_len bytes of payload at *@payload, the pad zeroed.  NULL
+ * An skb to the peer with the headers of @pkt built and, if @payload is
+ * not NULL, room for pkt->payload_len bytes of payload at *@payload.  NULL
  * without memory: the packet is then lost, and the requester's retry
  * recovers, as for a packet lost on the wire.
  */
@@ -182,23 +182,18 @@ static struct sk_buff *sroce_resp_skb(struct sroce_qp *qp,
 				      u8 **payload)
 {
 	const struct sroce_opcode_info *info = sroce_opcode(pkt->opcode);
-	unsigned int hdr_len, pad, len;
+	unsigned int len;
 	struct sk_buff *skb;
-	u8 *buf;
 
 	if (WARN_ON_ONCE(!info))
 		return NULL;
-	hdr_len = info->hdr_len;
-	pad = sroce_pad(pkt->payload_len);
-	len = hdr_len + pkt->payload_len + pad;
-	skb = sroce_tx_alloc(qp, &qp->attr.av, len);
+	len = info->hdr_len + (payload ? pkt->payload_len : 0);
+	skb = sroce_tx_alloc(qp, len);
 	if (!skb)
 		return NULL;
-	buf = skb_put(skb, len);
-	sroce_pkt_build(buf, pkt);
-	memset(buf + hdr_len + pkt->payload_len, 0, pad);
+	sroce_pkt_build(skb_put(skb, info->hdr_len), pkt);
 	if (payload)
-		*payload = buf + hdr_len;
+		*payload = skb_put(skb, pkt->payload_len);
 	return skb;
 }
 
@@ -339,6 +334,7 @@ static void sroce_rc_nak(struct sroce_qp *qp, u8 syndrome, u32 psn)
 /* No receive WQE: the requester waits min_rnr_timer and sends @psn again. */
 static void sroce_rc_rnr(struct sroce_qp *qp, u32 psn)
 {
+	sroce_count(sroce_qp_dev(qp), SROCE_CNT_RNR_NAK_SENT);
 	sroce_rc_nak(qp, sroce_aeth_rnr_nak(qp->attr.min_rnr_timer), psn);
 	/* What is in flight behind it would only draw sequence NAKs. */
 	qp->resp.nak_sent = true;
@@ -697,6 +693,7 @@ static void sroce_rc_duplicate(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
 	struct sroce_resp_res *res;
 
+	sroce_count(sroce_qp_dev(qp), SROCE_CNT_DUPLICATE_REQUEST);
 	if (pkt->flags & (SROCE_F_SEND | SROCE_F_WRITE)) {
 		/* C9-105: acknowledge again what we have, do nothing more. */
 		sroce_resp_ack_later(qp, sroce_psn_add(qp->resp.psn,
@@ -722,6 +719,7 @@ static void sroce_rc_duplicate(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 /* A packet after resp.psn: some were lost; NAK once, then wait. */
 static void sroce_rc_out_of_seq(struct sroce_qp *qp)
 {
+	sroce_count(sroce_qp_dev(qp), SROCE_CNT_OUT_OF_SEQUENCE);
 	if (qp->resp.nak_sent)
 		return;
 	qp->resp.nak_sent = true;
@@ -1001,6 +999,29 @@ static void sroce_res_abort(struct sroce_qp *qp)
 	qp->resp.ack_pending = false;
 }
 
+/*
+ * The payload of a READ response: copied to @payload if given, else
+ * attached from the MR's pages, and what cannot be attached copied into
+ * a frag.
+ */
+static int sroce_read_resp_payload(struct sroce_mr *mr, u64 va,
+				   struct sk_buff *skb, u32 n, u8 *payload)
+{
+	void *buf;
+	int done;
+
+	if (payload)
+		return sroce_mr_copy(mr, va, payload, n, SROCE_FROM_MR, NULL);
+	done = sroce_mr_attach_skb(mr, va, skb, n);
+	if (done < 0 || done == n)
+		return done < 0 ? done : 0;
+	buf = sroce_tx_put_frag(skb, n - done);
+	if (!buf)
+		return -ENOMEM;
+	return sroce_mr_copy(mr, va + done, buf, n - done, SROCE_FROM_MR,
+			     NULL);
+}
+
 /* The next READ response packet of @res; false if the QP failed. */
 static bool sroce_read_resp_one(struct sroce_qp *qp,
 				struct sroce_resp_res *res)
@@ -1031,10 +1052,15 @@ static bool sroce_read_resp_one(struct sroce_qp *qp,
 		if (!mr)
 			goto fail;
 	}
-	skb = sroce_resp_skb(qp, &pkt, &payload);
+	skb = sroce_resp_skb(qp, &pkt, n > SROCE_TX_COPY_MAX ? NULL : &payload);
 	if (skb && mr) {
-		err = sroce_mr_copy(mr, va, payload, n, SROCE_FROM_MR, NULL);
-		if (err) {
+		err = sroce_read_resp_payload(mr, va, skb, n,
+					      n > SROCE_TX_COPY_MAX ? NULL :
+					      payload);
+		if (err == -ENOMEM) {
+			kfree_skb(skb);
+			skb = NULL;
+		} else if (err) {
 			kfree_skb(skb);
 			goto fail;
 		}

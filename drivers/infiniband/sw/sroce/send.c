@@ -248,6 +248,18 @@ static void sroce_retrans_rearm(struct sroce_qp *qp)
 
 /* ---------------------------------------------------------- requester */
 
+/*
+ * No memory for a packet: come back in a tick.  A pending retransmit
+ * timer does that already (and its expiry with nothing in flight does
+ * nothing but run the engine), and ACKs kick the engine too.
+ */
+static void sroce_req_retry_later(struct sroce_qp *qp)
+{
+	sroce_count(sroce_qp_dev(qp), SROCE_CNT_TX_NOMEM);
+	if (!timer_pending(&qp->retrans_timer))
+		mod_timer(&qp->retrans_timer, jiffies + 1);
+}
+
 static u32 sroce_wqe_npkts(const struct sroce_qp *qp,
 			   const struct sroce_send_wqe *wqe)
 {
@@ -431,18 +443,27 @@ static u32 sroce_req_headers(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 	return len;
 }
 
+/*
+ * The payload of the next packet: copied into the linear part if small
+ * or inline, else attached as frags of the MR's pages (skb.c).
+ */
 static int sroce_req_payload(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 			     struct sk_buff *skb, u32 len)
 {
-	u8 *dst = skb_put(skb, len);
+	struct sroce_dev *sdev = sroce_qp_dev(qp);
+	u8 *dst;
 
 	if (wqe->is_inline) {
-		memcpy(dst, wqe->inline_data + qp->req.offset, len);
+		skb_put_data(skb, wqe->inline_data + qp->req.offset, len);
 		return 0;
 	}
-	return sroce_sgl_copy_skb(sroce_qp_dev(qp), qp->pd, wqe->sge,
-				  wqe->num_sge, &qp->req.cur, skb,
-				  dst - skb->data, len, SROCE_FROM_MR, NULL);
+	if (len > SROCE_TX_COPY_MAX)
+		return sroce_sgl_attach_skb(sdev, qp->pd, wqe->sge,
+					    wqe->num_sge, &qp->req.cur, skb,
+					    len);
+	dst = skb_put(skb, len);
+	return sroce_sgl_copy(sdev, qp->pd, wqe->sge, wqe->num_sge,
+			      &qp->req.cur, dst, len, SROCE_FROM_MR, NULL);
 }
 
 /* Build and send the next packet of @wqe, advancing the requester. */
@@ -451,24 +472,30 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 	const struct sroce_av *av = qp->ibqp.qp_type == IB_QPT_UD ||
 				    qp->ibqp.qp_type == IB_QPT_GSI ?
 				    &wqe->av : &qp->attr.av;
+	struct sroce_sgl_cursor cur = qp->req.cur;
 	struct sroce_pkt pkt;
 	struct sk_buff *skb;
-	u32 len, hdr;
+	u32 len, hdr, linear;
 	int err;
 
 	len = sroce_req_headers(qp, wqe, &pkt);
 	hdr = sroce_opcode(pkt.opcode)->hdr_len;
-	skb = sroce_tx_alloc(qp, av, hdr + len + sroce_pad(len));
+	linear = wqe->is_inline || len <= SROCE_TX_COPY_MAX ? len : 0;
+	skb = sroce_tx_alloc(qp, hdr + linear);
 	if (!skb)
 		return -ENOMEM;
 	sroce_pkt_build(skb_put(skb, hdr), &pkt);
 	err = sroce_req_payload(qp, wqe, skb, len);
 	if (err) {
 		kfree_skb(skb);
+		/* Out of memory: try again later, from the same place. */
+		if (err == -ENOMEM) {
+			qp->req.cur = cur;
+			return err;
+		}
 		sroce_wqe_done(qp, wqe, sroce_mr_wc_status(err, false));
 		return err;
 	}
-	skb_put_zero(skb, sroce_pad(len));
 
 	/* Advance first: a lost packet is recovered by going back. */
 	if (sroce_wr_is_read_atomic(wqe->wr.opcode)) {
@@ -504,7 +531,7 @@ static void sroce_req_wqe_sent(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 int sroce_req_send(struct sroce_qp *qp, int budget)
 {
 	enum ib_qp_state state = sroce_qp_state(qp);
-	int sent = 0;
+	int sent = 0, err;
 
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
 		return 0;
@@ -528,7 +555,10 @@ int sroce_req_send(struct sroce_qp *qp, int budget)
 			}
 			sroce_wqe_start(qp, wqe);
 		}
-		if (sroce_req_packet(qp, wqe))
+		err = sroce_req_packet(qp, wqe);
+		if (err == -ENOMEM)
+			sroce_req_retry_later(qp);
+		if (err)
 			break;
 		sent++;
 		if (qp->req.offset >= wqe->length)
@@ -737,7 +767,9 @@ static void sroce_comp_rnr(struct sroce_qp *qp, u32 psn, u8 timer)
 
 	if (!wqe)
 		return;
+	sroce_count(sroce_qp_dev(qp), SROCE_CNT_RNR_NAK_RCVD);
 	if (!qp->comp.rnr_left) {
+		sroce_count(sroce_qp_dev(qp), SROCE_CNT_RETRY_EXCEEDED);
 		sroce_wqe_done(qp, wqe, IB_WC_RNR_RETRY_EXC_ERR);
 		return;
 	}
@@ -771,6 +803,7 @@ static void sroce_comp_nak(struct sroce_qp *qp, u32 psn, u8 syndrome)
 	if (!wqe)
 		return;
 	if (syndrome == SROCE_NAK_PSN_SEQ_ERR) {
+		sroce_count(sroce_qp_dev(qp), SROCE_CNT_SEQ_NAK_RCVD);
 		sroce_req_rewind(qp, psn);
 		return;
 	}
@@ -816,9 +849,13 @@ void sroce_comp_timeout(struct sroce_qp *qp)
 {
 	struct sroce_send_wqe *wqe;
 
-	if (!sroce_req_outstanding(qp) || qp->comp.rnr_wait)
+	/* Only RC waits for the peer; otherwise see sroce_req_retry_later(). */
+	if (qp->ibqp.qp_type != IB_QPT_RC || !qp->attr.timeout ||
+	    !sroce_req_outstanding(qp) || qp->comp.rnr_wait)
 		return;
+	sroce_count(sroce_qp_dev(qp), SROCE_CNT_RETRANS_TIMEOUT);
 	if (!qp->comp.retry_left) {
+		sroce_count(sroce_qp_dev(qp), SROCE_CNT_RETRY_EXCEEDED);
 		wqe = sroce_comp_ack_upto(qp, sroce_psn_add(qp->comp.psn, -1));
 		if (wqe && wqe->state != SROCE_WQE_PENDING)
 			sroce_wqe_done(qp, wqe, IB_WC_RETRY_EXC_ERR);
