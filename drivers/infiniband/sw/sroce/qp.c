@@ -120,7 +120,9 @@ static void sroce_qp_flush(struct sroce_qp *qp)
 
 /*
  * Something the work item should do: packets queued, a timer's effect,
- * READ responses to send, or WQEs the requester has not finished.
+ * READ responses to send, or WQEs the requester has not finished or could
+ * not fetch.  New WQEs in the ring need not count: their doorbell runs
+ * the engine.
  */
 static bool sroce_qp_has_work(const struct sroce_qp *qp)
 {
@@ -129,7 +131,7 @@ static bool sroce_qp_has_work(const struct sroce_qp *qp)
 					BIT(SROCE_QPF_RNR) |
 					BIT(SROCE_QPF_FLUSH))) ||
 	       (qp->ibqp.qp_type == IB_QPT_RC && qp->resp.res_send >= 0) ||
-	       qp->req.next != qp->sq.head || !sroce_queue_empty(&qp->sq.q);
+	       qp->req.next != qp->sq.head || qp->sq.fetch_blocked;
 }
 
 /* The engine lock is held by whoever runs the engine, in any context. */
@@ -140,30 +142,35 @@ static void sroce_engine_enter(struct sroce_qp *qp)
 	if (ec->depth < SROCE_ENGINE_NEST)
 		ec->held[ec->depth] = qp;
 	ec->depth++;
-}
-
-static bool sroce_engine_trylock(struct sroce_qp *qp)
-{
-	if (!spin_trylock_bh(&qp->engine_lock))
-		return false;
-	sroce_engine_enter(qp);
-	return true;
+	WRITE_ONCE(qp->engine_busy, true);
 }
 
 static void sroce_engine_lock(struct sroce_qp *qp)
+	__acquires(&qp->engine_lock)
 {
 	spin_lock_bh(&qp->engine_lock);
 	sroce_engine_enter(qp);
 }
 
-static void sroce_engine_unlock(struct sroce_qp *qp)
+/*
+ * Release the engine.  Returns true if packets were queued for it while
+ * it was held: a packet that finds the engine busy is left to the holder
+ * (see sroce_qp_rx_deliver()), who then runs another pass or kicks the
+ * work item.
+ */
+static bool sroce_engine_unlock(struct sroce_qp *qp)
+	__releases(&qp->engine_lock)
 {
 	struct sroce_engine_cpu *ec = this_cpu_ptr(&sroce_engine_cpu);
 
 	ec->depth--;
 	if (ec->depth < SROCE_ENGINE_NEST)
 		ec->held[ec->depth] = NULL;
+	WRITE_ONCE(qp->engine_busy, false);
 	spin_unlock_bh(&qp->engine_lock);
+	/* Pairs with the barrier in sroce_qp_rx_deliver(). */
+	smp_mb();
+	return !skb_queue_empty_lockless(&qp->rx_queue);
 }
 
 /* Is @qp's engine running further up this CPU's stack?  BHs are off. */
@@ -180,26 +187,30 @@ static bool sroce_engine_held_here(const struct sroce_qp *qp)
 
 /*
  * One pass of the engine (see qp.h), with the engine lock held.  Returns
- * true if there is more to do.
+ * true if there is more to do: packets arrived meanwhile, or a budget ran
+ * out.  Work that waits for the peer (a full window, a READ limit, an RNR
+ * wait) is not "more": the ACK or timer that ends the wait kicks it.
  */
 static bool sroce_qp_pass(struct sroce_qp *qp)
 {
-	int done;
+	bool busy;
 
 	if (test_bit(SROCE_QPF_DEAD, &qp->flags))
 		return false;
-	done = sroce_qp_receive(qp);
+	busy = sroce_qp_receive(qp) >= SROCE_BUDGET;
 	if (test_and_clear_bit(SROCE_QPF_RETRANS, &qp->flags))
 		sroce_comp_timeout(qp);
 	if (test_and_clear_bit(SROCE_QPF_RNR, &qp->flags))
 		sroce_comp_rnr_expired(qp);
-	if (qp->ibqp.qp_type == IB_QPT_RC)
-		done += sroce_resp_send_reads(qp, SROCE_BUDGET);
-	done += sroce_req_send(qp, SROCE_BUDGET);
+	if (qp->ibqp.qp_type == IB_QPT_RC &&
+	    sroce_resp_send_reads(qp, SROCE_BUDGET) >= SROCE_BUDGET)
+		busy = true;
+	if (sroce_req_send(qp, SROCE_BUDGET) >= SROCE_BUDGET)
+		busy = true;
 	if (sroce_qp_state(qp) == IB_QPS_ERR &&
 	    test_and_clear_bit(SROCE_QPF_FLUSH, &qp->flags))
 		sroce_qp_flush(qp);
-	return done || !skb_queue_empty(&qp->rx_queue);
+	return busy || !skb_queue_empty(&qp->rx_queue);
 }
 
 /*
@@ -213,7 +224,7 @@ static bool sroce_qp_run_passes(struct sroce_qp *qp, int passes)
 	while (more && passes--) {
 		sroce_engine_lock(qp);
 		more = sroce_qp_pass(qp);
-		sroce_engine_unlock(qp);
+		more |= sroce_engine_unlock(qp);
 		if (more && passes)
 			cond_resched();
 	}
@@ -236,22 +247,16 @@ static void sroce_qp_work(struct work_struct *work)
  *
  * For the user doorbell: the first packets leave from the system call,
  * saving a trip through the workqueue, and on loopback the answers to
- * them (ACKs, READ responses) are taken in on the way; whatever is left,
- * or everything if the engine is busy elsewhere, goes to the work item.
+ * them (ACKs, READ responses) are taken in on the way; whatever is left
+ * goes to the work item.  If the engine is busy, this waits for it: the
+ * holder never waits for anything while it holds it, and what it does
+ * is bounded by its budget; waking the worker instead would cost a small
+ * message most of its latency.
  * Context: process context, no locks held.
  */
 void sroce_qp_run(struct sroce_qp *qp)
 {
-	bool more = true;
-	int passes = SROCE_DOORBELL_PASSES;
-
-	while (more && passes--) {
-		if (!sroce_engine_trylock(qp))
-			break;
-		more = sroce_qp_pass(qp);
-		sroce_engine_unlock(qp);
-	}
-	if (more)
+	if (sroce_qp_run_passes(qp, SROCE_DOORBELL_PASSES))
 		sroce_qp_kick(qp);
 }
 
@@ -278,8 +283,9 @@ static bool sroce_qp_rx_inline(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	bool more;
 
-	if (!sroce_engine_trylock(qp))
+	if (!spin_trylock_bh(&qp->engine_lock))
 		return false;
+	sroce_engine_enter(qp);
 	if (test_bit(SROCE_QPF_DEAD, &qp->flags)) {
 		sroce_engine_unlock(qp);
 		kfree_skb(skb);
@@ -289,7 +295,7 @@ static bool sroce_qp_rx_inline(struct sroce_qp *qp, struct sk_buff *skb)
 	if (qp->ibqp.qp_type == IB_QPT_RC)
 		sroce_resp_send_ack(qp);
 	more = sroce_qp_has_work(qp);
-	sroce_engine_unlock(qp);
+	more |= sroce_engine_unlock(qp);
 	if (more)
 		sroce_qp_kick(qp);
 	return true;
@@ -304,20 +310,25 @@ static bool sroce_qp_rx_inline(struct sroce_qp *qp, struct sk_buff *skb)
  */
 void sroce_qp_rx_deliver(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	bool done, held;
+	bool done, held, kick = false;
 
 	local_bh_disable();
 	held = sroce_engine_held_here(qp);
 	done = !held && sroce_qp_rx_inline_ok(qp, skb) &&
 	       sroce_qp_rx_inline(qp, skb);
-	if (!done)
+	if (!done) {
 		skb_queue_tail(&qp->rx_queue, skb);
+		/*
+		 * Either the engine's holder sees the packet once it lets
+		 * go (the barrier in sroce_engine_unlock()), or we see the
+		 * engine free and kick it.  An engine up this CPU's stack
+		 * (the ACK to a loopback send) finds it when its pass ends.
+		 */
+		smp_mb();
+		kick = !held && !READ_ONCE(qp->engine_busy);
+	}
 	local_bh_enable();
-	/*
-	 * An engine up this CPU's stack (the ACK to a loopback send) finds
-	 * the packet when its pass ends: no need to wake the worker.
-	 */
-	if (!done && !held)
+	if (kick)
 		sroce_qp_kick(qp);
 }
 
@@ -657,7 +668,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			return err;
 	}
 
-	spin_lock_bh(&qp->engine_lock);
+	sroce_engine_lock(qp);
 	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
 	new = (mask & IB_QP_STATE) ? attr->qp_state : cur;
 	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask)) {
@@ -670,8 +681,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		sroce_qp_set_state(qp, new);
 	}
 out:
-	spin_unlock_bh(&qp->engine_lock);
-	if (!err && (mask & IB_QP_STATE))
+	if (sroce_engine_unlock(qp) || (!err && (mask & IB_QP_STATE)))
 		sroce_qp_kick(qp);
 	return err;
 }
@@ -683,7 +693,7 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	const struct sroce_qp_attr *a = &qp->attr;
 
 	memset(attr, 0, sizeof(*attr));
-	spin_lock_bh(&qp->engine_lock);
+	sroce_engine_lock(qp);
 	attr->qp_state = qp->state;
 	attr->cur_qp_state = qp->state;
 	attr->path_mtu = a->path_mtu;
@@ -703,7 +713,8 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->sq_draining = 0;
 	if (ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC)
 		sroce_av_to_attr(&a->av, &attr->ah_attr);
-	spin_unlock_bh(&qp->engine_lock);
+	if (sroce_engine_unlock(qp))
+		sroce_qp_kick(qp);
 
 	attr->cap.max_send_wr = qp->sq.max_wr;
 	attr->cap.max_send_sge = qp->sq.max_sge;
@@ -733,9 +744,9 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	synchronize_rcu();
 
 	/* No new work: the engine, the timers and kicks all see DEAD. */
-	spin_lock_bh(&qp->engine_lock);
+	sroce_engine_lock(qp);
 	set_bit(SROCE_QPF_DEAD, &qp->flags);
-	spin_unlock_bh(&qp->engine_lock);
+	sroce_engine_unlock(qp);
 	del_timer_sync(&qp->retrans_timer);
 	del_timer_sync(&qp->rnr_timer);
 	cancel_work_sync(&qp->work);

@@ -123,6 +123,7 @@ struct sroce_send_wqe {
  * @stride: bytes per @wqe entry
  * @size: entries in @wqe, a power of two >= the ring's capacity
  * @head: next @wqe entry to fill from the ring
+ * @fetch_blocked: WQEs wait in the ring for room in @wqe
  */
 struct sroce_sq {
 	struct sroce_queue q;
@@ -134,6 +135,7 @@ struct sroce_sq {
 	u32 stride;
 	u32 size;
 	u32 head;
+	bool fetch_blocked;
 };
 
 /**
@@ -320,6 +322,7 @@ struct sroce_resp {
  * @state: IBTA QP state
  * @engine_lock: held by the engine while it runs, and by modify/destroy
  *	while they change what it uses
+ * @engine_busy: @engine_lock is held; read locklessly by the receive path
  * @work: the engine, see the top of this file
  * @flags: enum sroce_qp_flag bits
  * @rx_queue: received packets waiting for the engine
@@ -346,6 +349,7 @@ struct sroce_qp {
 	enum ib_qp_state state;
 
 	spinlock_t engine_lock;		/* the engine; see above */
+	bool engine_busy;
 	struct work_struct work;
 	unsigned long flags;
 	struct sk_buff_head rx_queue;

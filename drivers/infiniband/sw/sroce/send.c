@@ -175,6 +175,7 @@ static void sroce_sq_fetch(struct sroce_qp *qp)
 		}
 		sq->head++;
 	}
+	sq->fetch_blocked = !sroce_queue_empty(&sq->q);
 }
 
 /* -------------------------------------------------------- completion */
