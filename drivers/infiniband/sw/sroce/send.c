@@ -504,7 +504,7 @@ static void sroce_req_wqe_sent(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 int sroce_req_send(struct sroce_qp *qp, int budget)
 {
 	enum ib_qp_state state = sroce_qp_state(qp);
-	int sent = 0;
+	int sent = 0, err;
 
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
 		return 0;
@@ -528,8 +528,17 @@ int sroce_req_send(struct sroce_qp *qp, int budget)
 			}
 			sroce_wqe_start(qp, wqe);
 		}
-		if (sroce_req_packet(qp, wqe))
+		err = sroce_req_packet(qp, wqe);
+		if (err) {
+			/*
+			 * No memory for the packet: nothing may be in flight
+			 * to bring the engine back (no timer, no ACK), so
+			 * come back through the work item.
+			 */
+			if (err == -ENOMEM)
+				sroce_qp_kick(qp);
 			break;
+		}
 		sent++;
 		if (qp->req.offset >= wqe->length)
 			sroce_req_wqe_sent(qp, wqe);
