@@ -47,6 +47,8 @@ if ! step "build $rel" make -C "$REPO" --no-print-directory modules KDIR="$cache
 	steps_summary
 	exit 1
 fi
+# 40-integrity runs it in the guest.
+step "build the integrity tester" make -C "$REPO/tools/testing/integrity" --no-print-directory
 
 args=(--kernel "$rel" --kernel-image "$cache/bzImage" --modules-root "$cache/modroot")
 [ -n "$TESTS" ] && args+=(--tests "$TESTS")

@@ -58,13 +58,15 @@ trap cleanup EXIT
 
 # text_range: "START END" of the module's code: /proc/modules gives where
 # its text starts, the .ko the size of its executable sections (all in the
-# one text allocation, page-aligned).
+# one text allocation, page-aligned).  The .ko modprobe loaded, the guest's
+# own copy: the host's may have been rebuilt since the VM booted.
 text_range() {
-	local base size=0 name sz flg
+	local base size=0 name sz flg ko
 	base=$(awk '$1 == "sroce" { print $6 }' /proc/modules)
+	ko=$(modinfo -n sroce) || return 1
 	while read -r name _ _ _ sz _ flg _; do
 		[[ $flg == *X* && $name != .init* ]] && size=$((size + 16#$sz))
-	done < <(readelf -SW "$SROCE_KO" | sed -n 's/^ *\[ *[0-9]*\] //p')
+	done < <(readelf -SW "$ko" | sed -n 's/^ *\[ *[0-9]*\] //p')
 	[[ $base == 0x* && $base != 0x0000000000000000 && $size -gt 0 ]] || return 1
 	size=$(((size + 4095) / 4096 * 4096))
 	printf '%s 0x%x\n' "$base" $((base + size))
