@@ -26,7 +26,13 @@ TESTS_DIR=${SROCE_TESTS_DIR:-$SROCE_REPO/tools/testing/tests}
 # Whatever happens, power off: as PID 1, exiting would panic the kernel.
 poweroff_now() {
 	sync
-	echo o >/proc/sysrq-trigger
+	# Power off through ACPI; a kernel without ACPI (the debug kernel)
+	# cannot, so it reboots instead, which ends QEMU (-no-reboot).
+	if [ -d /sys/firmware/acpi ]; then
+		echo o >/proc/sysrq-trigger
+	else
+		echo b >/proc/sysrq-trigger
+	fi
 	sleep 60
 }
 trap poweroff_now EXIT

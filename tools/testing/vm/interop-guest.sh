@@ -37,7 +37,13 @@ ENVFILE=/run/sroce/interop.env
 
 poweroff_now() {
 	sync
-	echo o >/proc/sysrq-trigger
+	# Power off through ACPI; a kernel without ACPI (the debug kernel)
+	# cannot, so it reboots instead, which ends QEMU (-no-reboot).
+	if [ -d /sys/firmware/acpi ]; then
+		echo o >/proc/sysrq-trigger
+	else
+		echo b >/proc/sysrq-trigger
+	fi
 	sleep 60
 }
 trap poweroff_now EXIT

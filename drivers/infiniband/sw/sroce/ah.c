@@ -8,6 +8,7 @@
  * as soon as it returns, so a lookup copies the address vector out while
  * holding the lock and never keeps a pointer.
  */
+#include <kunit/visibility.h>
 #include <linux/xarray.h>
 #include <net/ipv6.h>
 #include <rdma/ib_cache.h>
@@ -48,6 +49,7 @@ int sroce_av_from_attr(struct sroce_av *av, const struct rdma_ah_attr *attr)
 	rcu_read_unlock();
 	return IS_ERR(ndev) ? PTR_ERR(ndev) : 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_av_from_attr);
 
 void sroce_av_to_attr(const struct sroce_av *av, struct rdma_ah_attr *attr)
 {
@@ -60,6 +62,7 @@ void sroce_av_to_attr(const struct sroce_av *av, struct rdma_ah_attr *attr)
 			av->hop_limit, av->tclass);
 	memcpy(attr->roce.dmac, av->dmac, ETH_ALEN);
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_av_to_attr);
 
 /**
  * sroce_av_lookup - copy out the address vector of AH number @ah_num

@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Sourced by the top-level test drivers (make-test.sh, kunit.sh's callers,
+# tools/debug-kernel/test-debug.sh), on the host: count build steps and
+# test suites into one "N passed, N failed[, N skipped]" line.
+#
+#   STEP_LOGS=DIR          where step and suite logs go (set before use)
+#   step NAME CMD...       a build or check step: one test, its output to
+#                          $STEP_LOGS/NAME.log, shown (the end) on failure
+#   suite NAME CMD...      a run that prints its own "N passed, N failed[,
+#                          N skipped]" last: its counts are added; one that
+#                          died without that line, or failed without
+#                          saying so, counts as one failure
+#   steps_summary          print the total; false if anything failed
+
+STEP_PASSED=0
+STEP_FAILED=0
+STEP_SKIPPED=0
+
+# _steps_log NAME: the log file of a step or suite (no slashes or spaces).
+_steps_log() {
+	local name=${1//[^A-Za-z0-9._-]/-}
+	mkdir -p "$STEP_LOGS"
+	echo "$STEP_LOGS/$name.log"
+}
+
+step() {
+	local name=$1 log start=$SECONDS
+	shift
+	log=$(_steps_log "$name")
+	if "$@" >"$log" 2>&1; then
+		STEP_PASSED=$((STEP_PASSED + 1))
+		printf '%-28s ok (%ds)\n' "$name" $((SECONDS - start))
+		return 0
+	fi
+	STEP_FAILED=$((STEP_FAILED + 1))
+	printf '%-28s FAILED (%ds), log: %s\n' "$name" $((SECONDS - start)) "$log"
+	tail -n 30 "$log" | sed 's/^/    /'
+	return 1
+}
+
+suite() {
+	local name=$1 log summary p=0 f=0 s=0 rc
+	shift
+	log=$(_steps_log "$name")
+	"$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+	if [ -n "$summary" ]; then
+		p=${summary%% passed*}
+		f=${summary#*passed, }
+		f=${f%% failed*}
+		s=$(sed -n 's/.*, \([0-9]*\) skipped$/\1/p' <<<"$summary")
+	fi
+	if [ -z "$summary" ] || { [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; }; then
+		f=$((f + 1))
+	fi
+	STEP_PASSED=$((STEP_PASSED + p))
+	STEP_FAILED=$((STEP_FAILED + f))
+	STEP_SKIPPED=$((STEP_SKIPPED + ${s:-0}))
+	[ "$f" -eq 0 ]
+}
+
+steps_summary() {
+	local line="$STEP_PASSED passed, $STEP_FAILED failed"
+	[ "$STEP_SKIPPED" -eq 0 ] || line+=", $STEP_SKIPPED skipped"
+	echo
+	echo "$line"
+	[ "$STEP_FAILED" -eq 0 ]
+}
