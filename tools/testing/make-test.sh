@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # "make test": build sroce for both kernels, run "make check", then the VM
-# test suite on both kernels and the interop tests against rdma_rxe.  Each build and each check counts as one
+# test suite on both kernels, the interop tests against rdma_rxe and the
+# benchmark smoke (make bench-smoke).  Each build and each check counts as one
 # test next to the suite's assertions; the last line is the total,
 # "N passed, N failed", and the exit status is non-zero on any failure.
 #
@@ -77,6 +78,9 @@ args=()
 suite vm-tests "$HERE/run.sh" "${args[@]}"
 # The wire against the stock rdma_rxe, sroce as server and as client.
 [ -z "$TESTS" ] && suite interop "$HERE/interop.sh"
+# The benchmark pipeline on a few points: passes when the report has them
+# all; the numbers do not count (Documentation/benchmarks.rst).
+[ -z "$TESTS" ] && step "bench smoke" bash "$HERE/bench/bench.sh" --smoke
 
 echo
 if [ "$skipped" -gt 0 ]; then
