@@ -155,6 +155,8 @@ def load_meta(out, driver, release):
                 m = re.search(r"\] done in (\d+)s", line)
                 if m:
                     meta["secs"] = int(m.group(1))
+                if re.match(r"\d+ passed, \d+ failed", line):
+                    meta["harness"] = line.strip()
     except OSError:
         pass
     return meta
@@ -332,10 +334,12 @@ class Report:
             for driver in DRIVERS:
                 m = load_meta(a.out, driver, release)
                 md.append("- %s, %s VM: %s vCPUs (QEMU TCG), clocksource %s, "
-                          "%s" % (release, driver, m.get("cpus", "?"),
-                                  m.get("clocksource", "?"),
-                                  "%d min %d s" % divmod(m["secs"], 60)
-                                  if "secs" in m else "VM time unknown"))
+                          "%s; harness: %s" % (
+                              release, driver, m.get("cpus", "?"),
+                              m.get("clocksource", "?"),
+                              "%d min %d s" % divmod(m["secs"], 60)
+                              if "secs" in m else "VM time unknown",
+                              m.get("harness", "no summary")))
         md.append("")
         md.append("Each cell is the median of the runs, [min–max] the spread. "
                   "sroce/rxe is the ratio of the medians (higher is better for "
