@@ -8,6 +8,9 @@
 #   make deps            install everything a Debian 12 machine needs (apt)
 #   make test            build, check and run the VM test suite (T=name for one)
 #   make run             boot a VM, create sroce0 and show it working
+#   make bench           sroce against rdma_rxe, both kernels (BENCH_KERNELS=,
+#                        BENCH_REPEAT=); about an hour; build/bench/report.md
+#   make bench-smoke     a few benchmark points, once, on one kernel
 #   make debug-kernel    build (or reuse) the KASAN/lockdep/kmemleak kernel
 #   make test-debug      the VM test suite on the debug kernel (T=name for some)
 #   make kunit           the KUnit suites (sroce_kunit.ko) in the debug kernel
@@ -24,6 +27,8 @@ SOURCES   = $(shell cd $(TOP) && git ls-files -co --exclude-standard \
 		'drivers/*.c' 'drivers/*.h' 'include/*.h' 2>/dev/null)
 NETDEV   ?= eth0
 T        ?=
+BENCH_KERNELS ?=
+BENCH_REPEAT  ?=
 
 # build_one KDIR: build sroce.ko for the kernel tree KDIR into
 # build/<release>/.  Each release gets its own tree of symlinks to the
@@ -42,7 +47,7 @@ endef
 DEBUG_KERNEL = $(TOP)/tools/debug-kernel
 
 .PHONY: all modules both check sparse checkpatch deps test run load unload clean help
-.PHONY: debug-kernel test-debug kunit
+.PHONY: debug-kernel test-debug kunit bench bench-smoke
 
 all modules:
 	@$(call build_one,$(KDIR))
@@ -91,6 +96,16 @@ test:
 run:
 	@bash $(TOP)/tools/testing/make-run.sh
 
+# Boots an rdma_rxe VM then a sroce VM per kernel; see
+# Documentation/benchmarks.rst.  Not part of "make test", but the smoke is.
+BENCH = BENCH_KERNELS="$(BENCH_KERNELS)" BENCH_REPEAT="$(BENCH_REPEAT)" \
+	bash $(TOP)/tools/testing/bench/bench.sh
+bench: both
+	@$(BENCH)
+
+bench-smoke: both
+	@$(BENCH) --smoke
+
 # The kernel is cached in /var/cache/sroce/debug-kernel/<key>/ (printed).
 debug-kernel:
 	@bash $(DEBUG_KERNEL)/build.sh
@@ -113,4 +128,4 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '3,16p' $(TOP)/Makefile
+	@sed -n '3,19p' $(TOP)/Makefile

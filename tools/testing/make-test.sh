@@ -5,10 +5,11 @@
 # test suite on both kernels, the interop tests against rdma_rxe, and on
 # the debug kernel (built once per machine, then cached) the KUnit suites
 # ("make kunit") and a short part of the VM suite ("make test-debug
-# --short": KASAN, lockdep, kmemleak, fault injection).  Each build and
-# each check counts as one test next to the suites' assertions; the last
-# line is the total, "N passed, N failed", and the exit status is non-zero
-# on any failure.
+# --short": KASAN, lockdep, kmemleak, fault injection), and last the
+# benchmark smoke (make bench-smoke: the pipeline, not the numbers).  Each
+# build and each check counts as one test next to the suites' assertions;
+# the last line is the total, "N passed, N failed", and the exit status is
+# non-zero on any failure.
 #
 #   tools/testing/make-test.sh [--tests "NAME..."]   (make test T="NAME...")
 #
@@ -49,5 +50,8 @@ if [ -z "$TESTS" ]; then
 		suite kunit "$HERE/kunit.sh"
 		suite test-debug-short "$REPO/tools/debug-kernel/test-debug.sh" --short
 	fi
+	# The benchmark pipeline on a few points: passes when the report
+	# has them all; the numbers do not count (Documentation/benchmarks.rst).
+	step "bench smoke" bash "$HERE/bench/bench.sh" --smoke
 fi
 steps_summary

@@ -1,0 +1,303 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Sourced by the guest side of the benchmarks, guest/*.sh, which
+# tools/testing/run.sh runs as its tests (SROCE_TESTS_DIR) in a VM that
+# bench.sh boots once per driver.  It sources ../lib.sh (TAP, the module,
+# rdma_gid_index, topo_veth).  See Documentation/benchmarks.rst.
+#
+# Environment (bench.sh sets it; run.sh passes SROCE_* into the guest):
+#   SROCE_BENCH_DRIVER   rxe or sroce: the RDMA driver of this boot
+#   SROCE_BENCH_REPEAT   runs of every point (default 3)
+#   SROCE_BENCH_SET      full or smoke: the points of ./points to run
+#   SROCE_BENCH_MEMCPY   the memcpy_bw program, built on the host
+#
+# Every run is one TAP assertion, one line of $BENCH_OUT/results.csv:
+#
+#   kernel,driver,topology,test,size,qps,run,value,unit
+#
+# (value "NA" when the run failed, "inf" when perftest printed inf) and one
+# line of $BENCH_OUT/progress.log, which bench.sh prints as it comes.
+
+# shellcheck source=../lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+BENCH_OUT=/run/sroce/out
+BENCH_DRIVER=${SROCE_BENCH_DRIVER:-sroce}
+BENCH_REPEAT=${SROCE_BENCH_REPEAT:-3}
+BENCH_SET=${SROCE_BENCH_SET:-full}
+# "6.1", "6.12": the kernel column of the results.
+BENCH_KERNEL=$(uname -r | sed 's/^\([0-9]*\.[0-9]*\).*/\1/')
+# Seconds a perftest client may take; a run takes a few.
+BENCH_RUN_TIMEOUT=60
+# Each run gets its own TCP port, from this one up.
+_bench_port=18000
+
+# The two ends of the topology, set by the bench_topo_* functions: the
+# network namespace ("" for the initial one), RDMA device and GID index of
+# the server and of the client, and the address the client connects to.
+BENCH_SNS='' BENCH_SDEV='' BENCH_SGID=''
+BENCH_CNS='' BENCH_CDEV='' BENCH_CGID=''
+BENCH_ADDR=10.0.0.1
+
+# --------------------------------------------------------- recording ----
+
+# bench_record TOPO TEST SIZE QPS RUN VALUE UNIT: one result.
+bench_record() {
+	local topo=$1 test=$2 size=$3 qps=$4 run=$5 value=$6 unit=$7 what
+
+	echo "$BENCH_KERNEL,$BENCH_DRIVER,$topo,$test,$size,$qps,$run,$value,$unit" \
+		>>"$BENCH_OUT/results.csv"
+	what="$test $size"
+	[ "$qps" = 1 ] || what+=" ($qps QPs)"
+	echo "[$BENCH_KERNEL $BENCH_DRIVER $topo] $what run $run/$BENCH_REPEAT: $value $unit" \
+		>>"$BENCH_OUT/progress.log"
+}
+
+# bench_note TOPO TEXT: a line of progress that is not a result.
+bench_note() {
+	echo "[$BENCH_KERNEL $BENCH_DRIVER $1] $2" >>"$BENCH_OUT/progress.log"
+}
+
+# bench_meta: what the report says about the VM, once per boot.
+bench_meta() {
+	local f=$BENCH_OUT/meta.txt
+
+	[ -e "$f" ] && return 0
+	{
+		echo "release=$(uname -r)"
+		echo "cpus=$(nproc)"
+		echo "clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+		echo "cmdline=$(cat /proc/cmdline)"
+	} >"$f"
+}
+
+# bench_points: the points of $BENCH_SET, "TEST SIZE QPS ITERS" a line.
+bench_points() {
+	local test size qps iters sets
+
+	while read -r test size qps iters sets; do
+		case $test in '' | '#'*) continue ;; esac
+		[ "$BENCH_SET" = full ] || [[ " $sets " == *" $BENCH_SET "* ]] ||
+			continue
+		echo "$test $size $qps $iters"
+	done <"$BENCH_DIR/points"
+}
+
+# bench_sizes: the message sizes of the bandwidth points of the set.
+bench_sizes() {
+	bench_points | awk '$1 ~ /_bw$/ { print $2 }' | sort -nu
+}
+
+# ------------------------------------------------------------ driver ----
+
+# bench_load: load this boot's driver; the test ends if that fails.
+bench_load() {
+	bench_meta
+	if [ "$BENCH_DRIVER" = sroce ]; then
+		require_sroce
+		check "load sroce" sroce_load || bail_out "cannot load sroce"
+	else
+		check "load rdma_rxe" modprobe rdma_rxe || bail_out "cannot load rdma_rxe"
+	fi
+}
+
+# _bench_in NS CMD...: run CMD in namespace NS, or here if NS is "".
+_bench_in() {
+	local ns=$1
+	shift
+	if [ -n "$ns" ]; then
+		ip netns exec "$ns" "$@"
+	else
+		"$@"
+	fi
+}
+
+# bench_dev_add NS DEV NETDEV ADDR: create RDMA device DEV on NETDEV in
+# namespace NS and print the GID index of ADDR once it is there.
+bench_dev_add() {
+	local ns=$1 dev=$2 netdev=$3 addr=$4
+
+	_bench_in "$ns" rdma link add "$dev" type "$BENCH_DRIVER" netdev "$netdev" ||
+		return 1
+	# The GID table is in sysfs, seen from every namespace.
+	poll_until 10 rdma_gid_index "$dev" 1 "$addr" || return 1
+	rdma_gid_index "$dev" 1 "$addr"
+}
+
+# --------------------------------------------------------- topologies ----
+
+# bench_topo_loop: one device talking to itself, in the initial namespace
+# (rdma_rxe works only there): veth0 10.0.0.1 with its peer veth1 up,
+# DRIVER0 on veth0 as server and client.
+bench_topo_loop() {
+	local dev=${BENCH_DRIVER}0
+
+	ip link add veth0 type veth peer name veth1 &&
+		ip addr add 10.0.0.1/24 dev veth0 &&
+		ip link set veth0 up && ip link set veth1 up || return 1
+	BENCH_SDEV=$dev BENCH_CDEV=$dev
+	BENCH_SGID=$(bench_dev_add "" "$dev" veth0 10.0.0.1) || return 1
+	BENCH_CGID=$BENCH_SGID
+}
+
+# The routing rules of bench_topo_veth, in "ip rule" words.
+_BENCH_RULES=(
+	"pref 10 from 10.0.0.1 to 10.0.0.2 iif lo lookup 101"
+	"pref 11 from 10.0.0.2 to 10.0.0.1 iif lo lookup 102"
+)
+
+# bench_topo_veth: two devices on the two ends of a veth, both in the
+# initial namespace (rdma_rxe works only there): DRIVER0 on veth0 10.0.0.1
+# (server), DRIVER1 on veth1 10.0.0.2 (client).  Two local addresses would
+# normally talk through the local table, never the wire, so the local rule
+# moves behind two rules for locally generated traffic (iif lo) that send
+# each direction out of its own veth; accept_local and rp_filter=0 let the
+# other end take packets from an address of its own host.
+bench_topo_veth() {
+	local r i
+
+	ip link add veth0 type veth peer name veth1 &&
+		ip addr add 10.0.0.1/24 dev veth0 &&
+		ip addr add 10.0.0.2/24 dev veth1 &&
+		ip link set veth0 up && ip link set veth1 up || return 1
+	for i in all veth0 veth1; do
+		sysctl -qw "net.ipv4.conf.$i.accept_local=1" \
+			"net.ipv4.conf.$i.rp_filter=0" || return 1
+	done
+	ip rule add pref 100 lookup local && ip rule del pref 0 || return 1
+	for r in "${_BENCH_RULES[@]}"; do
+		# shellcheck disable=SC2086 # the words of a rule
+		ip rule add $r || return 1
+	done
+	ip route add 10.0.0.2 dev veth0 src 10.0.0.1 table 101 &&
+		ip route add 10.0.0.1 dev veth1 src 10.0.0.2 table 102 || return 1
+	BENCH_SDEV=${BENCH_DRIVER}0 BENCH_CDEV=${BENCH_DRIVER}1
+	BENCH_SGID=$(bench_dev_add "" "$BENCH_SDEV" veth0 10.0.0.1) &&
+		BENCH_CGID=$(bench_dev_add "" "$BENCH_CDEV" veth1 10.0.0.2)
+}
+
+# bench_topo_netns: two namespaces joined by a veth (lib.sh's topo_veth):
+# DRIVER0 in ns0 on veth0 10.0.0.1 (server), DRIVER1 in ns1 on veth1
+# 10.0.0.2 (client).
+bench_topo_netns() {
+	topo_veth || return 1
+	BENCH_SNS=ns0 BENCH_CNS=ns1
+	BENCH_SDEV=${BENCH_DRIVER}0 BENCH_CDEV=${BENCH_DRIVER}1
+	BENCH_SGID=$(bench_dev_add ns0 "$BENCH_SDEV" veth0 10.0.0.1) &&
+		BENCH_CGID=$(bench_dev_add ns1 "$BENCH_CDEV" veth1 10.0.0.2)
+}
+
+# bench_topo_clean: undo whichever topology is up.
+bench_topo_clean() {
+	local r
+
+	_bench_in "$BENCH_CNS" rdma link delete "$BENCH_CDEV" 2>/dev/null
+	_bench_in "$BENCH_SNS" rdma link delete "$BENCH_SDEV" 2>/dev/null
+	topo_clean
+	ip link del veth0 2>/dev/null
+	for r in "${_BENCH_RULES[@]}"; do
+		# shellcheck disable=SC2086
+		ip rule del $r 2>/dev/null
+	done
+	if ip rule show pref 100 | grep -q 'lookup local'; then
+		ip rule add pref 0 lookup local && ip rule del pref 100
+	fi
+	ip route flush table 101 2>/dev/null
+	ip route flush table 102 2>/dev/null
+	return 0
+}
+
+# bench_topo TOPO: set up TOPO (loop, veth or netns), or bail out; it is
+# undone when the test exits.
+bench_topo() {
+	trap bench_topo_clean EXIT
+	if ! "bench_topo_$1" >topo.log 2>&1; then
+		not_ok "set up the $1 topology" "$(_tail_output "$(cat topo.log)")"
+		bail_out "no $1 topology"
+	fi
+	ok "set up the $1 topology"
+	diag "server $BENCH_SDEV (GID $BENCH_SGID${BENCH_SNS:+, $BENCH_SNS})," \
+		"client $BENCH_CDEV (GID $BENCH_CGID${BENCH_CNS:+, $BENCH_CNS})"
+}
+
+# ------------------------------------------------------------ perftest ----
+
+_bench_listening() {
+	_bench_in "$1" ss -Hltn "sport = :$2" | grep -q .
+}
+
+_bench_gone() {
+	! kill -0 "$1" 2>/dev/null
+}
+
+# bench_perf TOPO TEST SIZE QPS ITERS RUN: one perftest run, server then
+# client, on the current topology; records the result.
+bench_perf() {
+	local topo=$1 test=$2 size=$3 qps=$4 iters=$5 run=$6
+	local port args row unit value mpps rc=0 what server out
+
+	_bench_port=$((_bench_port + 1))
+	port=$_bench_port
+	args=(-F -p "$port" -s "$size" -n "$iters")
+	[ "$qps" = 1 ] || args+=(-q "$qps")
+	what="$test $size"
+	[ "$qps" = 1 ] || what+=" ($qps QPs)"
+	what+=" run $run/$BENCH_REPEAT"
+
+	_bench_in "$BENCH_SNS" timeout $((BENCH_RUN_TIMEOUT + 30)) \
+		"$test" -d "$BENCH_SDEV" -x "$BENCH_SGID" "${args[@]}" >server.log 2>&1 &
+	server=$!
+	if ! poll_until 30 _bench_listening "$BENCH_SNS" "$port"; then
+		kill "$server" 2>/dev/null
+		wait "$server"
+		not_ok "$what" "the server did not listen" "$(tail -n 20 server.log)"
+		bench_record "$topo" "$test" "$size" "$qps" "$run" NA -
+		return 1
+	fi
+	out=$(_bench_in "$BENCH_CNS" timeout "$BENCH_RUN_TIMEOUT" \
+		"$test" -d "$BENCH_CDEV" -x "$BENCH_CGID" "${args[@]}" "$BENCH_ADDR" 2>&1) ||
+		rc=$?
+	# The result row starts with the size and the iteration count.
+	row=$(grep -E "^[[:space:]]*${size}[[:space:]]+[0-9]+[[:space:]]" <<<"$out" | tail -n 1)
+	if [[ $test == *_lat ]]; then
+		# #bytes #iterations t_min t_max t_typical ...: the median.
+		unit=usec
+		value=$(awk '{ print $5 }' <<<"$row")
+	else
+		# #bytes #iterations BW-peak BW-average MsgRate
+		unit=MB/s
+		value=$(awk '{ print $4 }' <<<"$row")
+		mpps=$(awk '{ print $5 }' <<<"$row")
+	fi
+	# A server that outlives its client would hold up the next run.
+	poll_until 10 _bench_gone "$server" || kill "$server" 2>/dev/null
+	wait "$server"
+
+	if [ "$rc" -ne 0 ] || ! [[ $value =~ ^[0-9.]+$|^inf$ ]]; then
+		not_ok "$what" "exit status $rc" "client:" "$(_tail_output "$out")" \
+			"server:" "$(tail -n 10 server.log)"
+		bench_record "$topo" "$test" "$size" "$qps" "$run" NA "$unit"
+		return 1
+	fi
+	ok "$what: $value $unit"
+	bench_record "$topo" "$test" "$size" "$qps" "$run" "$value" "$unit"
+	[ -z "${mpps:-}" ] ||
+		bench_record "$topo" "$test" "$size" "$qps" "$run" "$mpps" Mpps
+}
+
+# bench_matrix TOPO: every point of the set, BENCH_REPEAT times; the
+# repeats go round the whole matrix, so that a slow spell of the host
+# does not land on all the runs of one point.
+bench_matrix() {
+	local topo=$1 run p test size qps iters points
+
+	mapfile -t points < <(bench_points)
+	for run in $(seq 1 "$BENCH_REPEAT"); do
+		for p in "${points[@]}"; do
+			read -r test size qps iters <<<"$p"
+			bench_perf "$topo" "$test" "$size" "$qps" "$iters" "$run"
+		done
+	done
+}
