@@ -70,6 +70,7 @@ bench_meta() {
 		echo "cpus=$(nproc)"
 		echo "clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 		echo "cmdline=$(cat /proc/cmdline)"
+		echo "mtu=$BENCH_MTU"
 	} >"$f"
 }
 
@@ -128,6 +129,17 @@ bench_dev_add() {
 
 # --------------------------------------------------------- topologies ----
 
+# The MTU of the veths: 9000 by default, so that both drivers use the
+# largest RoCE path MTU, 4096, as RoCE networks do; SROCE_BENCH_MTU=1500
+# measures them at 1024.
+BENCH_MTU=${SROCE_BENCH_MTU:-9000}
+
+# bench_mtu [NS0 NS1]: set the MTU of veth0 (in NS0) and veth1 (in NS1).
+bench_mtu() {
+	_bench_in "${1:-}" ip link set veth0 mtu "$BENCH_MTU" &&
+		_bench_in "${2:-}" ip link set veth1 mtu "$BENCH_MTU"
+}
+
 # bench_topo_loop: one device talking to itself, in the initial namespace
 # (rdma_rxe works only there): veth0 10.0.0.1 with its peer veth1 up,
 # DRIVER0 on veth0 as server and client.
@@ -135,7 +147,7 @@ bench_topo_loop() {
 	local dev=${BENCH_DRIVER}0
 
 	ip link add veth0 type veth peer name veth1 &&
-		ip addr add 10.0.0.1/24 dev veth0 &&
+		ip addr add 10.0.0.1/24 dev veth0 && bench_mtu &&
 		ip link set veth0 up && ip link set veth1 up || return 1
 	BENCH_SDEV=$dev BENCH_CDEV=$dev
 	BENCH_SGID=$(bench_dev_add "" "$dev" veth0 10.0.0.1) || return 1
@@ -160,7 +172,7 @@ bench_topo_veth() {
 
 	ip link add veth0 type veth peer name veth1 &&
 		ip addr add 10.0.0.1/24 dev veth0 &&
-		ip addr add 10.0.0.2/24 dev veth1 &&
+		ip addr add 10.0.0.2/24 dev veth1 && bench_mtu &&
 		ip link set veth0 up && ip link set veth1 up || return 1
 	for i in all veth0 veth1; do
 		sysctl -qw "net.ipv4.conf.$i.accept_local=1" \
@@ -182,7 +194,7 @@ bench_topo_veth() {
 # DRIVER0 in ns0 on veth0 10.0.0.1 (server), DRIVER1 in ns1 on veth1
 # 10.0.0.2 (client).
 bench_topo_netns() {
-	topo_veth || return 1
+	topo_veth && bench_mtu ns0 ns1 || return 1
 	BENCH_SNS=ns0 BENCH_CNS=ns1
 	BENCH_SDEV=${BENCH_DRIVER}0 BENCH_CDEV=${BENCH_DRIVER}1
 	BENCH_SGID=$(bench_dev_add ns0 "$BENCH_SDEV" veth0 10.0.0.1) &&

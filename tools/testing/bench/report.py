@@ -334,9 +334,9 @@ class Report:
             for driver in DRIVERS:
                 m = load_meta(a.out, driver, release)
                 md.append("- %s, %s VM: %s vCPUs (QEMU TCG), clocksource %s, "
-                          "%s; harness: %s" % (
+                          "veth MTU %s, %s; harness: %s" % (
                               release, driver, m.get("cpus", "?"),
-                              m.get("clocksource", "?"),
+                              m.get("clocksource", "?"), m.get("mtu", "?"),
                               "%d min %d s" % divmod(m["secs"], 60)
                               if "secs" in m else "VM time unknown",
                               m.get("harness", "no summary")))
