@@ -29,6 +29,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <netdb.h>
@@ -2091,6 +2092,91 @@ static int t_post_after_err(struct client *c, const void *arg)
 	return ret;
 }
 
+/* Wait for an async event of this type on the client's QP, acking others. */
+static int wait_qp_event(struct client *c, enum ibv_event_type type, int ms)
+{
+	struct pollfd pfd = { .fd = c->side.ctx->async_fd, .events = POLLIN };
+	uint64_t end = now_ms() + ms;
+	struct ibv_async_event ev;
+	int flags = fcntl(pfd.fd, F_GETFL);
+	bool match;
+
+	if (flags < 0 || fcntl(pfd.fd, F_SETFL, flags | O_NONBLOCK))
+		return fail(c, "fcntl(async_fd): %s", strerror(errno));
+	while (now_ms() < end) {
+		if (poll(&pfd, 1, (int)(end - now_ms())) <= 0)
+			continue;
+		if (ibv_get_async_event(c->side.ctx, &ev))
+			continue;
+		match = ev.event_type == type && ev.element.qp == c->conn->qp;
+		if (!match)
+			note(c, "async event %s while waiting", ibv_event_type_str(ev.event_type));
+		ibv_ack_async_event(&ev);
+		if (match)
+			return PASS;
+	}
+	return fail(c, "no %s event within %d ms", ibv_event_type_str(type), ms);
+}
+
+/*
+ * SQD: the WRITEs posted before the move complete, then the SQ_DRAINED
+ * event comes; a WRITE posted in SQD waits there and goes once the QP is
+ * back in RTS.  Every byte written is checked.
+ */
+static int t_sqd(struct client *c, const void *arg)
+{
+	enum { NS = 4, LEN = 6000, STRIDE = 8192 };
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_SQD, .en_sqd_async_notify = 1 };
+	struct region lr = { 0, LEN, 0 }, rr[NS + 1];
+	struct swr s[NS + 1];
+	struct wexp e[NS];
+	uint64_t ids[NS + 1];
+	struct wwc w;
+	int i, ret, err;
+
+	(void)arg;
+	if (conn_setup(c, &default_params, false) != PASS)
+		return FAIL;
+	for (i = 0; i <= NS; i++) {
+		rr[i] = (struct region){ STRIDE * (i + 1), LEN, 0 };
+		s[i] = (struct swr){ .op = IBV_WR_RDMA_WRITE, .reg = &lr, .nreg = 1,
+				     .raddr = rr[i].off, .rkey = c->rh.rkey };
+	}
+	ret = rpc_poison(c, rr, NS + 1) ? FAIL : PASS;
+	region_fill(c->side.buf, &lr, 1, c->seed);
+	if (ret == PASS)
+		ret = post_chain(c, s, NS, ids);
+	if (ret == PASS) {
+		err = ibv_modify_qp(c->conn->qp, &a,
+				    IBV_QP_STATE | IBV_QP_EN_SQD_ASYNC_NOTIFY);
+		if (err)
+			ret = fail(c, "ibv_modify_qp(SQD): %s", strerror(err));
+	}
+	for (i = 0; i < NS; i++)
+		e[i] = wexp_ok(c, ids[i], IBV_WC_RDMA_WRITE, -1);
+	if (ret == PASS)
+		ret = expect_send(c, e, NS);
+	if (ret == PASS)
+		ret = wait_qp_event(c, IBV_EVENT_SQ_DRAINED, 5000);
+	if (ret == PASS)
+		ret = post_chain(c, &s[NS], 1, &ids[NS]);
+	if (ret == PASS && poll_wcs(c->conn->scq, &w, 1, 200) > 0)
+		ret = fail(c, "a WRITE posted in SQD completed in SQD");
+	a.qp_state = IBV_QPS_RTS;
+	if (ret == PASS) {
+		err = ibv_modify_qp(c->conn->qp, &a, IBV_QP_STATE);
+		if (err)
+			ret = fail(c, "ibv_modify_qp(SQD->RTS): %s", strerror(err));
+	}
+	if (ret == PASS)
+		ret = expect_send(c, (struct wexp[]){
+			wexp_ok(c, ids[NS], IBV_WC_RDMA_WRITE, -1) }, 1);
+	if (ret == PASS)
+		ret = rpc_check(c, rr, NS + 1, LEN);
+	conn_drop(c);
+	return ret;
+}
+
 /* ------------------------------------------------------------- runner ---- */
 
 typedef int (*case_fn)(struct client *c, const void *arg);
@@ -2312,6 +2398,7 @@ static void run_errors(struct client *c)
 			 cases[i].desc, ibv_wc_status_str(cases[i].ec.status));
 	run_case(c, t_flush, NULL, "modify to ERR: outstanding SENDs and receives flushed");
 	run_case(c, t_post_after_err, NULL, "SENDs/WRITEs posted in ERR are flushed");
+	run_case(c, t_sqd, NULL, "SQD: the SQ drains, SQ_DRAINED, a WRITE waits for RTS");
 }
 
 static void print_header(struct client *c)

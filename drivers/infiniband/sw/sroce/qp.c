@@ -75,6 +75,19 @@ void sroce_qp_error(struct sroce_qp *qp)
 	sroce_qp_kick(qp);
 }
 
+/* An asynchronous event on the QP, for its consumer's handler. */
+void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = type,
+	};
+
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
 struct sroce_qp *sroce_qp_lookup_rcu(struct sroce_dev *sdev, u32 qpn)
 {
 	return xa_load(&sdev->qp_xa, qpn);
@@ -679,6 +692,13 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (mask & IB_QP_STATE) {
 		sroce_qp_enter_state(qp, new);
 		sroce_qp_set_state(qp, new);
+		/* The engine reports the drain (sroce_sq_retire()). */
+		if (new != IB_QPS_SQD)
+			clear_bit(SROCE_QPF_SQD_NOTIFY, &qp->flags);
+		else if (cur != IB_QPS_SQD &&
+			 (mask & IB_QP_EN_SQD_ASYNC_NOTIFY) &&
+			 attr->en_sqd_async_notify)
+			set_bit(SROCE_QPF_SQD_NOTIFY, &qp->flags);
 	}
 out:
 	if (sroce_engine_unlock(qp) || (!err && (mask & IB_QP_STATE)))
@@ -710,7 +730,7 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->min_rnr_timer = a->min_rnr_timer;
 	attr->max_rd_atomic = a->max_rd_atomic;
 	attr->max_dest_rd_atomic = a->max_dest_rd_atomic;
-	attr->sq_draining = 0;
+	attr->sq_draining = qp->state == IB_QPS_SQD && !sroce_sq_drained(qp);
 	if (ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC)
 		sroce_av_to_attr(&a->av, &attr->ah_attr);
 	if (sroce_engine_unlock(qp))

@@ -66,6 +66,7 @@ enum sroce_qp_flag {
 	SROCE_QPF_RETRANS,	/* the retransmit timer fired */
 	SROCE_QPF_RNR,		/* the RNR timer fired */
 	SROCE_QPF_FLUSH,	/* the QP entered ERR: flush everything */
+	SROCE_QPF_SQD_NOTIFY,	/* in SQD: report IB_EVENT_SQ_DRAINED once */
 };
 
 /* struct sroce_send_wqe::state */
@@ -196,6 +197,8 @@ struct sroce_qp_attr {
  * @next: index (in sq.wqe) of the WQE being sent or next to send
  * @offset: payload bytes of WQE @next already sent
  * @tail: index of the oldest WQE not yet retired
+ * @started: one past the newest WQE ever started (a WQE that go-back-N
+ *	made pending again may restart in SQD, a new one may not)
  * @rd_atomic: reads and atomics outstanding
  * @ssn: next send sequence number
  * @since_ackreq: packets sent since the last one with AckReq
@@ -206,6 +209,7 @@ struct sroce_req {
 	u32 next;
 	u32 offset;
 	u32 tail;
+	u32 started;
 	u32 rd_atomic;
 	u32 ssn;
 	u32 since_ackreq;
@@ -410,6 +414,7 @@ void sroce_qp_wq_exit(void);
 void sroce_qp_kick(struct sroce_qp *qp);
 void sroce_qp_run(struct sroce_qp *qp);
 void sroce_qp_error(struct sroce_qp *qp);
+void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type);
 struct sroce_qp *sroce_qp_lookup_rcu(struct sroce_dev *sdev, u32 qpn);
 void sroce_qp_rx_deliver(struct sroce_qp *qp, struct sk_buff *skb);
 int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
@@ -459,6 +464,7 @@ void sroce_comp_timeout(struct sroce_qp *qp);
 void sroce_comp_rnr_expired(struct sroce_qp *qp);
 void sroce_sq_flush(struct sroce_qp *qp);
 void sroce_send_init(struct sroce_qp *qp);
+bool sroce_sq_drained(const struct sroce_qp *qp);
 
 /* recv.c: responder */
 void sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,

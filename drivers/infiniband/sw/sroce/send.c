@@ -223,9 +223,24 @@ static void sroce_sq_retire(struct sroce_qp *qp)
 		qp->req.tail++;
 		if (wqe->status != IB_WC_SUCCESS) {
 			sroce_qp_error(qp);
-			break;
+			return;
 		}
 	}
+	if (test_bit(SROCE_QPF_SQD_NOTIFY, &qp->flags) &&
+	    sroce_qp_state(qp) == IB_QPS_SQD && sroce_sq_drained(qp)) {
+		clear_bit(SROCE_QPF_SQD_NOTIFY, &qp->flags);
+		sroce_qp_event(qp, IB_EVENT_SQ_DRAINED);
+	}
+}
+
+/*
+ * SQD lets no WQE start (sroce_wqe_may_start()); the SQ is drained when
+ * every WQE that did start has been retired.
+ */
+bool sroce_sq_drained(const struct sroce_qp *qp)
+{
+	return qp->req.tail == qp->req.next &&
+	       (s32)(qp->req.started - qp->req.next) <= 0;
 }
 
 /* ------------------------------------------------------------ timers */
@@ -297,7 +312,11 @@ static bool sroce_wqe_may_start(struct sroce_qp *qp,
 {
 	u32 op = wqe->wr.opcode;
 
-	if (sroce_qp_state(qp) != IB_QPS_RTS)
+	enum ib_qp_state state = sroce_qp_state(qp);
+
+	/* In SQD, only a WQE that go-back-N made pending again restarts. */
+	if (state != IB_QPS_RTS &&
+	    (state != IB_QPS_SQD || (s32)(qp->req.next - qp->req.started) >= 0))
 		return false;
 	if (sroce_wr_is_local(op))
 		return qp->req.tail == qp->req.next;
@@ -555,6 +574,8 @@ int sroce_req_send(struct sroce_qp *qp, int budget)
 				continue;
 			}
 			sroce_wqe_start(qp, wqe);
+			if ((s32)(qp->req.next - qp->req.started) >= 0)
+				qp->req.started = qp->req.next + 1;
 		}
 		err = sroce_req_packet(qp, wqe);
 		if (err == -ENOMEM)
