@@ -2135,6 +2135,12 @@ static int t_sqd(struct client *c, const void *arg)
 	int i, ret, err;
 
 	(void)arg;
+	/*
+	 * rdma_rxe, the interop client, reports the drain only when its
+	 * requester happens to run after the move to SQD (never, here).
+	 */
+	if (!strncmp(ibv_get_device_name(c->side.ctx->device), "rxe", 3))
+		return skip(c, "rdma_rxe does not report SQ_DRAINED reliably");
 	if (conn_setup(c, &default_params, false) != PASS)
 		return FAIL;
 	for (i = 0; i <= NS; i++) {
@@ -2156,14 +2162,8 @@ static int t_sqd(struct client *c, const void *arg)
 		e[i] = wexp_ok(c, ids[i], IBV_WC_RDMA_WRITE, -1);
 	if (ret == PASS)
 		ret = expect_send(c, e, NS);
-	if (ret == PASS && wait_qp_event(c, IBV_EVENT_SQ_DRAINED, 5000) != PASS) {
-		/* rdma_rxe (seen on 6.1) never reports it: the interop client. */
-		if (!strncmp(ibv_get_device_name(c->side.ctx->device), "rxe", 3)) {
-			conn_drop(c);
-			return skip(c, "rdma_rxe reports no SQ_DRAINED");
-		}
-		ret = FAIL;
-	}
+	if (ret == PASS)
+		ret = wait_qp_event(c, IBV_EVENT_SQ_DRAINED, 5000);
 	if (ret == PASS)
 		ret = post_chain(c, &s[NS], 1, &ids[NS]);
 	if (ret == PASS && poll_wcs(c->conn->scq, &w, 1, 200) > 0)
