@@ -312,13 +312,15 @@ static void sroce_res_drained(struct sroce_qp *qp, u32 last_psn)
 
 /* ---------------------------------------------------- RC error paths */
 
-/* Everything before a NAK goes first: queued responses, a pending ACK. */
+/*
+ * Everything before a NAK goes first: queued responses, a pending ACK.
+ * The engine lock is a BH spinlock here: no rescheduling.
+ */
 static void sroce_resp_catch_up(struct sroce_qp *qp)
 {
 	while (qp->resp.res_send >= 0) {
 		if (!sroce_resp_send_reads(qp, SROCE_BUDGET))
 			break;
-		cond_resched();
 	}
 	sroce_resp_send_ack(qp);
 }
