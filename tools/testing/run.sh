@@ -295,13 +295,15 @@ check_kernel_log() {
 	# Between "sroce-faults: on" and "off" (tests/45-faults.sh injects
 	# allocation failures) the stack dump of an allocation-failure report
 	# is expected, and so is kmemleak's note that it could not allocate a
-	# scan area; everything else still counts.
+	# scan area; everything else still counts.  kmemleak's own count of
+	# suspects is judged by check_kmemleak() from its full report.
 	bad=$(awk -v re="$KERNEL_LOG_BAD" -v okre="$KERNEL_LOG_OK" '
 		/sroce-harness: start / { sub(/.*sroce-harness: start /, ""); t = $1; next }
 		/sroce-harness: end /   { t = ""; faults = alloc = 0; next }
 		/sroce-faults: on/      { faults = 1; next }
 		/sroce-faults: off/     { faults = alloc = 0; next }
 		faults && /kmemleak: Cannot allocate a scan area/ { next }
+		/kmemleak: [0-9]+ new suspected memory leak/ { next }
 		faults && /page allocation failure:|vmalloc error:/ { alloc = 1 }
 		alloc && /Call Trace:/  { next }
 		/<\/TASK>/             { alloc = 0 }
@@ -318,20 +320,39 @@ check_kernel_log() {
 	echo "    log: $log"
 }
 
+# Leaks that are not sroce's, as a pattern on a report's backtrace.
+# ib_uverbs builds a radix tree of its API when a device registers; if
+# radix_tree_insert() fails with -ENOMEM (tests/45-faults.sh makes it), the
+# interior nodes it had allocated stay in the tree with no entry below
+# them, and uverbs_destroy_api() frees only entries (6.1 to 6.12 at least).
+KMEMLEAK_KNOWN='radix_tree_node_alloc.*uapi_add_get_elm'
+
+# kmemleak_split FILE: the objects of a kmemleak report, one per line,
+# with the lines of each joined by "\n".
+kmemleak_split() {
+	awk '/^unreferenced object/ && obj != "" { print obj; obj = "" }
+	     { obj = obj (obj == "" ? "" : "\\n") $0 }
+	     END { if (obj != "") print obj }' "$1"
+}
+
 # check_kmemleak K: the "kmemleak clean" check, for kernels with kmemleak
-# (the guest writes kmemleak.txt after scanning twice at the end).
+# (the guest writes kmemleak.txt after scanning twice at the end).  Known
+# leaks of the kernel itself (KMEMLEAK_KNOWN) are reported, not failed.
 check_kmemleak() {
-	local k=$1 f=$OUT/$1/kmemleak.txt
+	local k=$1 f=$OUT/$1/kmemleak.txt objs ours known
 
 	[ -e "$f" ] || return 0
-	if [ ! -s "$f" ]; then
+	objs=$(kmemleak_split "$f")
+	ours=$(grep -Ev "$KMEMLEAK_KNOWN" <<<"$objs" || true)
+	known=$(grep -Ec "$KMEMLEAK_KNOWN" <<<"$objs" || true)
+	if [ -z "$ours" ]; then
 		PASSED=$((PASSED + 1))
-		echo "[$k] $(dots "kmemleak clean") ok"
+		echo "[$k] $(dots "kmemleak clean") ok${objs:+ (ignored $known known leak(s) of ib_uverbs after -ENOMEM)}"
 		return
 	fi
 	FAILED=$((FAILED + 1))
-	echo "[$k] $(dots "kmemleak clean") FAIL ($(grep -c '^unreferenced object' "$f") leaks)"
-	sed 's/^/    /' "$f" | head -n 60
+	echo "[$k] $(dots "kmemleak clean") FAIL ($(grep -c . <<<"$ours") leaks)"
+	sed 's/\\n/\n/g' <<<"$ours" | sed 's/^/    /' | head -n 60
 	echo "    report: $f"
 }
 
