@@ -347,6 +347,9 @@ void sroce_rx_process(struct sroce_qp *qp, struct sk_buff *skb)
 		sroce_count(sdev, SROCE_CNT_RX_DROP_MALFORMED);
 		return;
 	}
+	if ((pkt.flags & (SROCE_F_REQ | SROCE_F_LAST)) ==
+	    (SROCE_F_REQ | SROCE_F_LAST) && qp->rx_streak < U8_MAX)
+		WRITE_ONCE(qp->rx_streak, qp->rx_streak + 1);
 	if (pkt.flags & SROCE_F_REQ)
 		sroce_resp_rcv(qp, &pkt, skb);
 	else if (qp->ibqp.qp_type == IB_QPT_RC)

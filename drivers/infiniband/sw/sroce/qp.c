@@ -276,21 +276,40 @@ void sroce_qp_run(struct sroce_qp *qp)
 /*
  * Small packets (ACKs, READ requests, small messages) are worth taking in
  * at once, where they arrive: that saves waking a worker, which is most
- * of the latency of a small message.  Larger ones go to the QP's work
- * item, so that checking and placing their payload runs in parallel with
- * whatever produced them (the sender's engine, on loopback).
+ * of the latency of a small message.  So is the packet that ends a
+ * message someone is waiting for: one the QP will answer (it has been
+ * answering each message it got), or the response to the only request
+ * it has out.  The packets of a stream go to the QP's work item, so that
+ * checking and placing their payload runs in parallel with whatever
+ * produced them (the sender's engine, on loopback).
  */
 static bool sroce_qp_rx_inline_ok(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	return skb->len <= SROCE_INLINE_RX_MAX &&
-	       __this_cpu_read(sroce_engine_cpu.depth) <= 1 &&
-	       skb_queue_empty_lockless(&qp->rx_queue);
+	const struct sroce_bth *bth;
+	const struct sroce_opcode_info *info;
+
+	if (__this_cpu_read(sroce_engine_cpu.depth) > 1 ||
+	    !skb_queue_empty_lockless(&qp->rx_queue))
+		return false;
+	if (skb->len <= SROCE_INLINE_RX_MAX)
+		return true;
+	/* sroce_net_rcv() pulled the BTH, behind the UDP header. */
+	bth = (const struct sroce_bth *)(skb->data + sizeof(struct udphdr));
+	info = sroce_opcode(bth->opcode);
+	if (!info || !(info->flags & SROCE_F_LAST))
+		return false;
+	if (info->flags & SROCE_F_REQ)
+		return READ_ONCE(qp->rx_streak) < SROCE_PINGPONG_STREAK;
+	return READ_ONCE(qp->req.next) - READ_ONCE(qp->req.tail) <= 1 &&
+	       READ_ONCE(qp->sq.head) == READ_ONCE(qp->req.next);
 }
 
 /*
- * Take one packet in now, or return false if the engine is busy.  Only
- * the receive part of the engine runs; what it leaves to do (READ
- * responses, sends the ACK allows) goes to the work item.
+ * Take one packet in now, or return false if the engine is busy.  The
+ * receive part of the engine runs, and the first packet of a READ or
+ * atomic response if the packet asked for one, so that a small READ is
+ * answered without a wake-up; the rest (longer responses, sends the ACK
+ * allows) goes to the work item.
  */
 static bool sroce_qp_rx_inline(struct sroce_qp *qp, struct sk_buff *skb)
 {
@@ -305,8 +324,10 @@ static bool sroce_qp_rx_inline(struct sroce_qp *qp, struct sk_buff *skb)
 		return true;
 	}
 	sroce_qp_receive_one(qp, skb);
-	if (qp->ibqp.qp_type == IB_QPT_RC)
+	if (qp->ibqp.qp_type == IB_QPT_RC) {
+		sroce_resp_send_reads(qp, SROCE_INLINE_RESP_PKTS);
 		sroce_resp_send_ack(qp);
+	}
 	more = sroce_qp_has_work(qp);
 	more |= sroce_engine_unlock(qp);
 	if (more)

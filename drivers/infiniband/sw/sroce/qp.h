@@ -57,6 +57,13 @@ struct sroce_pd;
 #define SROCE_DOORBELL_PASSES	2
 /* Received packets up to this size (UDP header on) may be taken inline */
 #define SROCE_INLINE_RX_MAX	512
+/*
+ * A QP that received fewer messages than this since it last sent one is
+ * answering them one by one: the packet that ends the next is taken inline.
+ */
+#define SROCE_PINGPONG_STREAK	2
+/* READ or atomic response packets a packet taken in inline may send */
+#define SROCE_INLINE_RESP_PKTS	1
 /* Payloads up to this size are copied into a packet rather than attached */
 #define SROCE_TX_COPY_MAX	256
 
@@ -330,6 +337,9 @@ struct sroce_resp {
  * @work: the engine, see the top of this file
  * @flags: enum sroce_qp_flag bits
  * @rx_queue: received packets waiting for the engine
+ * @rx_streak: messages received since the requester last started one;
+ *	low while the QP answers what it gets (a ping-pong), high in a
+ *	stream.  Read locklessly by the receive path.
  * @retrans_timer: local ACK timeout
  * @rnr_timer: RNR NAK wait
  * @attr: attributes from modify_qp
@@ -357,6 +367,7 @@ struct sroce_qp {
 	struct work_struct work;
 	unsigned long flags;
 	struct sk_buff_head rx_queue;
+	u8 rx_streak;
 	struct timer_list retrans_timer;
 	struct timer_list rnr_timer;
 

@@ -344,6 +344,7 @@ static void sroce_wqe_start(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 	}
 	qp->req.offset = 0;
 	memset(&qp->req.cur, 0, sizeof(qp->req.cur));
+	WRITE_ONCE(qp->rx_streak, 0);
 }
 
 static u8 sroce_req_send_opcode(u32 op, bool first, bool last, u8 tr)
