@@ -23,6 +23,7 @@
 # comes, then writes into DIR:
 #
 #   results.csv       every run: kernel,driver,topology,test,size,qps,run,value,unit
+#   counters.csv      the port counters that moved in each run (lib.sh)
 #   summary.csv       per point: the medians, spreads and ratios
 #   report.md         the tables and the targets, printed at the end
 #   bw-<kernel>.png   bandwidth against message size
@@ -132,6 +133,7 @@ boot() {
 	wait "$pid" || rc=$?
 	trap - INT TERM
 	[ ! -e "$vmdir/results.csv" ] || cat "$vmdir/results.csv" >>"$OUT/results.csv"
+	[ ! -e "$vmdir/counters.csv" ] || cat "$vmdir/counters.csv" >>"$OUT/counters.csv"
 	echo "$k $driver rc=$rc secs=$((SECONDS - start)) $(tail -n 1 "$log")" >>"$OUT/vms.txt"
 	[ "$rc" -eq 0 ] || FAILED_VMS+=("$k $driver")
 }
@@ -142,7 +144,7 @@ main() {
 	parse_args "$@"
 	resolve_kernels
 	mkdir -p "$OUT"
-	rm -f "$OUT/results.csv" "$OUT/vms.txt" "$OUT"/bw-*.png
+	rm -f "$OUT/results.csv" "$OUT/counters.csv" "$OUT/vms.txt" "$OUT"/bw-*.png
 	make -s -C "$HERE" OUT="$OUT" || die "cannot build memcpy_bw"
 	echo "bench: $SET set, ${REPEAT} run(s) a point, kernels: ${KERNELS[*]}, results in $OUT"
 	FAILED_VMS=()

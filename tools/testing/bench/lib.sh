@@ -17,7 +17,10 @@
 #   kernel,driver,topology,test,size,qps,run,value,unit
 #
 # (value "NA" when the run failed, "inf" when perftest printed inf) and one
-# line of $BENCH_OUT/progress.log, which bench.sh prints as it comes.
+# line of $BENCH_OUT/progress.log, which bench.sh prints as it comes.  The
+# port counters that moved during a run go to $BENCH_OUT/counters.csv:
+#
+#   kernel,driver,topology,test,size,qps,run,device,counter,delta
 
 # shellcheck source=../lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -244,11 +247,35 @@ _bench_gone() {
 	! kill -0 "$1" 2>/dev/null
 }
 
+# _bench_counters: "device counter value" for every port counter of the
+# two ends' RDMA devices (the same one on the loopback).
+_bench_counters() {
+	local ns_dev ns dev
+
+	for ns_dev in "$BENCH_SNS:$BENCH_SDEV" "$BENCH_CNS:$BENCH_CDEV"; do
+		ns=${ns_dev%%:*} dev=${ns_dev#*:}
+		_bench_in "$ns" sh -c "cd /sys/class/infiniband/$dev/ports/1/hw_counters 2>/dev/null &&
+			grep -H . *" | sed "s/^/$dev /; s/:/ /"
+	done | sort -u
+}
+
+# bench_counters_record TOPO TEST SIZE QPS RUN BEFORE: one line of
+# $BENCH_OUT/counters.csv per counter that moved since BEFORE (the output
+# of _bench_counters), so that a slow run can be told from a lossy one.
+bench_counters_record() {
+	local topo=$1 test=$2 size=$3 qps=$4 run=$5 before=$6
+
+	awk -v pre="$BENCH_KERNEL,$BENCH_DRIVER,$topo,$test,$size,$qps,$run" '
+		NR == FNR { old[$1 " " $2] = $3; next }
+		$3 != old[$1 " " $2] { print pre "," $1 "," $2 "," $3 - old[$1 " " $2] }
+	' <(printf '%s\n' "$before") <(_bench_counters) >>"$BENCH_OUT/counters.csv"
+}
+
 # bench_perf TOPO TEST SIZE QPS ITERS RUN: one perftest run, server then
 # client, on the current topology; records the result.
 bench_perf() {
 	local topo=$1 test=$2 size=$3 qps=$4 iters=$5 run=$6
-	local port args row unit value mpps rc=0 what server out
+	local port args row unit value mpps rc=0 what server out counters
 
 	_bench_port=$((_bench_port + 1))
 	port=$_bench_port
@@ -258,6 +285,7 @@ bench_perf() {
 	[ "$qps" = 1 ] || what+=" ($qps QPs)"
 	what+=" run $run/$BENCH_REPEAT"
 
+	counters=$(_bench_counters)
 	_bench_in "$BENCH_SNS" timeout $((BENCH_RUN_TIMEOUT + 30)) \
 		"$test" -d "$BENCH_SDEV" -x "$BENCH_SGID" "${args[@]}" >server.log 2>&1 &
 	server=$!
@@ -286,6 +314,7 @@ bench_perf() {
 	# A server that outlives its client would hold up the next run.
 	poll_until 10 _bench_gone "$server" || kill "$server" 2>/dev/null
 	wait "$server"
+	bench_counters_record "$topo" "$test" "$size" "$qps" "$run" "$counters"
 
 	if [ "$rc" -ne 0 ] || ! [[ $value =~ ^[0-9.]+$|^inf$ ]]; then
 		not_ok "$what" "exit status $rc" "client:" "$(_tail_output "$out")" \

@@ -139,6 +139,32 @@ def load_results(path):
     return results
 
 
+# Counters that count traffic, not trouble (sroce's and rdma_rxe's names,
+# by their ends): left out of the report's table.
+TRAFFIC_COUNTERS = ("packets", "pkts", "bytes", "lifespan", "rdma_sends",
+                    "rdma_recvs")
+
+
+def load_counters(path):
+    """{(kernel, driver, topology, test, size, qps): {counter: total delta}}
+    from counters.csv, the counters that say something went wrong only."""
+    moved = collections.defaultdict(collections.Counter)
+    if not os.path.exists(path):
+        return moved
+    with open(path) as f:
+        for row in csv.reader(f):
+            if len(row) != 10:
+                continue
+            kernel, driver, topo, test, size, qps, _run, _dev, name, delta = row
+            if any(name.endswith(t) for t in TRAFFIC_COUNTERS):
+                continue
+            try:
+                moved[(kernel, driver, topo, test, int(size), int(qps))][name] += int(delta)
+            except ValueError:
+                continue
+    return moved
+
+
 def load_meta(out, driver, release):
     """What the guest said about its VM, and how long run.sh took."""
     meta = {}
@@ -168,6 +194,7 @@ class Report:
         self.points = read_points(args.points, args.set)
         self.sizes = sorted({s for t, s, q in self.points if t.endswith("_bw")})
         self.results = load_results(os.path.join(args.out, "results.csv"))
+        self.counters = load_counters(os.path.join(args.out, "counters.csv"))
         self.md = []
         self.summary = []
         self.missing = []
@@ -325,6 +352,23 @@ class Report:
             md.append("| %s | %s |" % (name, " | ".join(cells)))
         md.append("")
 
+    def counters_table(self, kernel):
+        """The points whose runs retransmitted, NAKed or dropped."""
+        md = self.md
+        rows = sorted((k, v) for k, v in self.counters.items()
+                      if k[0] == kernel and any(v.values()))
+        md.append("### counters that moved (all runs of a point, summed)\n")
+        if not rows:
+            md.append("None: no retransmit, NAK, drop or error counter moved.\n")
+            return
+        md.append("| driver | topology | test | size | QPs | counters |")
+        md.append("|---|---|---|---|---|---|")
+        for (_k, driver, topo, test, size, qps), moved in rows:
+            text = ", ".join("%s %d" % (n, d) for n, d in sorted(moved.items()) if d)
+            md.append("| %s | %s | %s | %s | %d | %s |" % (
+                driver, topo, test, human_size(size), qps, text))
+        md.append("")
+
     def header(self):
         a = self.args
         md = self.md
@@ -359,6 +403,7 @@ class Report:
             self.qp_table(kernel)
             self.memcpy_table(kernel)
             self.targets_table(kernel)
+            self.counters_table(kernel)
             self.check_present(kernel)
             plot(self, kernel)
         if self.missing:
@@ -445,8 +490,9 @@ def plot(report, kernel):
         ax.grid(True, which="both", alpha=0.3)
     axes[0][0].set_ylabel("MB/s (median, bars: min–max)")
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=len(labels),
-               fontsize="small", frameon=False)
+    if labels:
+        fig.legend(handles, labels, loc="lower center", ncol=len(labels),
+                   fontsize="small", frameon=False)
     fig.suptitle("kernel %s: bandwidth against message size, 2 vCPUs (TCG), "
                  "%d run(s) a point" % (kernel, report.args.repeat))
     fig.tight_layout(rect=(0, 0.07, 1, 1))
