@@ -255,7 +255,7 @@ int sroce_net_rcv(struct sk_buff *skb)
 		sroce_count(sdev, SROCE_CNT_RX_DROP_MALFORMED);
 		goto drop;
 	}
-	bth = (const struct sroce_bth *)(skb->data + sizeof(struct udphdr));
+	bth = sroce_skb_bth(skb);
 	qp = sroce_qp_lookup_rcu(sdev, be32_to_cpu(bth->qpn) & SROCE_QPN_MASK);
 	if (!qp) {
 		sroce_count(sdev, SROCE_CNT_RX_DROP_NO_QP);

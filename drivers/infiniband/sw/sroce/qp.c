@@ -285,7 +285,6 @@ void sroce_qp_run(struct sroce_qp *qp)
  */
 static bool sroce_qp_rx_inline_ok(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	const struct sroce_bth *bth;
 	const struct sroce_opcode_info *info;
 
 	if (__this_cpu_read(sroce_engine_cpu.depth) > 1 ||
@@ -293,9 +292,7 @@ static bool sroce_qp_rx_inline_ok(struct sroce_qp *qp, struct sk_buff *skb)
 		return false;
 	if (skb->len <= SROCE_INLINE_RX_MAX)
 		return true;
-	/* sroce_net_rcv() pulled the BTH, behind the UDP header. */
-	bth = (const struct sroce_bth *)(skb->data + sizeof(struct udphdr));
-	info = sroce_opcode(bth->opcode);
+	info = sroce_opcode(sroce_skb_bth(skb)->opcode);
 	if (!info || !(info->flags & SROCE_F_LAST))
 		return false;
 	if (info->flags & SROCE_F_REQ)

@@ -30,6 +30,7 @@
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
+#include <linux/udp.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
@@ -397,6 +398,15 @@ struct sroce_skb_cb {
 };
 
 #define SROCE_SKB_CB(skb) ((struct sroce_skb_cb *)(skb)->cb)
+
+/*
+ * The BTH of a received packet, behind its UDP header; sroce_net_rcv()
+ * pulls both into the linear part before it looks or queues.
+ */
+static inline const struct sroce_bth *sroce_skb_bth(const struct sk_buff *skb)
+{
+	return (const struct sroce_bth *)(skb->data + sizeof(struct udphdr));
+}
 
 static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
 {
