@@ -152,6 +152,56 @@ netem_add() {
 	run_ns ns0 tc qdisc add dev veth0 root netem loss 2% delay 1ms reorder 25% 50%
 }
 
+# sroce0's hw counter NAME.
+sroce0_counter() {
+	cat /sys/class/infiniband/sroce0/ports/1/hw_counters/"$1"
+}
+
+# A token bucket on veth0 whose queue overflows on every burst: its drops
+# reach sroce as NET_XMIT_DROP, so sroce0 pauses and sends those packets
+# again (tx_queue_full) instead of leaving them to go-back-N.
+run_queue_full() {
+	local before server client
+
+	if ! modprobe sch_tbf 2>/dev/null ||
+	   ! run_ns ns0 tc qdisc add dev veth0 root tbf rate 400mbit burst 16kb limit 16kb; then
+		skip "a full transmit queue" "no tbf qdisc"
+		return
+	fi
+	before=$(sroce0_counter tx_queue_full)
+	client_server "tbf: full transmit queue" ns1 sroce1 10.0.0.2 ns0 sroce0 10.0.0.1 \
+		-q -t basic,sge,atomic,burst
+	run_ns ns0 tc -s qdisc show dev veth0 | sed 's/^/# /'
+	check "sroce0 paused for the full queue (tx_queue_full $before -> $(sroce0_counter tx_queue_full))" \
+		test "$(sroce0_counter tx_queue_full)" -gt "$before"
+	run_ns ns0 tc qdisc del dev veth0 root
+
+	# A queue that drops everything, from the middle of a ping-pong (the
+	# TCP exchange before it needs the queue): sroce0 stops pausing after
+	# a few tries and the QP fails as on a dead wire, instead of hanging.
+	run_ns ns1 timeout 120 ibv_rc_pingpong -d sroce1 -g "$(gid_of sroce1 10.0.0.2)" \
+		-p 18600 -n 1000000 >/dev/null 2>&1 &
+	server=$!
+	sleep 1
+	run_ns ns0 timeout 120 ibv_rc_pingpong -d sroce0 -g "$(gid_of sroce0 10.0.0.1)" \
+		-p 18600 -n 1000000 10.0.0.2 >pingpong.log 2>&1 &
+	client=$!
+	sleep 4
+	before=$(sroce0_counter tx_queue_full)
+	if ! run_ns ns0 tc qdisc add dev veth0 root pfifo limit 0; then
+		skip "a transmit queue that drops everything" "no pfifo qdisc"
+	else
+		wait "$client"
+		check_output "a queue that drops everything: the QP fails, no hang" \
+			"Failed status" cat pingpong.log
+		check "sroce0 saw the queue drop (tx_queue_full $before -> $(sroce0_counter tx_queue_full))" \
+			test "$(sroce0_counter tx_queue_full)" -gt "$before"
+	fi
+	kill "$client" "$server" 2>/dev/null
+	wait
+	run_ns ns0 tc qdisc del dev veth0 root
+}
+
 # ------------------------------------------------------------- sroce ----
 
 run_sroce() {
@@ -179,6 +229,7 @@ run_sroce() {
 		run_ns ns0 tc -s qdisc show dev veth0 | sed 's/^/# /'
 		run_ns ns0 tc qdisc del dev veth0 root
 	fi
+	run_queue_full
 
 	check "rdma link delete sroce0" run_ns ns0 rdma link delete sroce0
 	check "rdma link delete sroce1" run_ns ns1 rdma link delete sroce1

@@ -22,6 +22,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RETRANS_TIMEOUT].name = "retrans_timeout",
 	[SROCE_CNT_RETRY_EXCEEDED].name = "retry_exceeded",
 	[SROCE_CNT_TX_NOMEM].name = "tx_nomem",
+	[SROCE_CNT_TX_QUEUE_FULL].name = "tx_queue_full",
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);

@@ -24,6 +24,7 @@ enum sroce_counter {
 	SROCE_CNT_RETRANS_TIMEOUT,	/* requester: the ACK timer fired */
 	SROCE_CNT_RETRY_EXCEEDED,	/* requester: gave up (either kind) */
 	SROCE_CNT_TX_NOMEM,		/* a packet waited for memory */
+	SROCE_CNT_TX_QUEUE_FULL,	/* the netdev's queue had no room */
 	SROCE_NUM_COUNTERS
 };
 

@@ -128,12 +128,12 @@ static int sroce_set_icrc(struct sk_buff *skb, __le32 *slot)
  * A packet to one of our own GIDs skips the IP stack: it goes straight to
  * the receive path as if it had come in on the netdev.
  */
-static int sroce_loopback(struct sroce_dev *sdev, struct sk_buff *skb)
+static void sroce_loopback(struct sroce_dev *sdev, struct sk_buff *skb)
 {
 	skb->dev = sdev->ndev;
 	skb->pkt_type = PACKET_HOST;
 	skb_pull(skb, skb_transport_offset(skb));
-	return sroce_net_rcv(skb);
+	sroce_net_rcv(skb);
 }
 
 /* Connected QPs have one flow each; datagrams hash their own. */
@@ -142,6 +142,23 @@ static u16 sroce_tx_sport(const struct sroce_qp *qp, const struct sroce_av *av)
 	if (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC)
 		return qp->src_port;
 	return rdma_get_udp_sport(av->flow_label, qp->ibqp.qp_num, 0);
+}
+
+/*
+ * The netdev (or its qdisc) dropped the packet for want of room: a veth
+ * whose peer's backlog is full, a NIC's full ring.  The packet is as good
+ * as lost, but unlike a loss on the wire we know it now, so the engine
+ * pauses and sends it again, rather than sending on into the full queue
+ * and losing a window's worth to go-back-N.
+ */
+static int sroce_tx_queue_full(struct sroce_qp *qp)
+{
+	sroce_count(sroce_qp_dev(qp), SROCE_CNT_TX_QUEUE_FULL);
+	if (qp->tx_full_tries >= SROCE_TX_FULL_TRIES)
+		return 0;
+	qp->tx_full_tries++;
+	set_bit(SROCE_QPF_TX_FULL, &qp->flags);
+	return -ENOBUFS;
 }
 
 int sroce_tx(struct sroce_qp *qp, const struct sroce_av *av,
@@ -156,43 +173,43 @@ int sroce_tx(struct sroce_qp *qp, const struct sroce_av *av,
 	int err;
 
 	icrc = sroce_tx_put_trailer(skb);
-	if (!icrc) {
-		err = -ENOMEM;
+	if (!icrc)
 		goto drop;
-	}
 	sroce_push_udp(skb, sroce_tx_sport(qp, av));
 	if (ipv4)
 		sroce_push_ipv4(net, skb, av);
 	else
 		sroce_push_ipv6(skb, av);
 	skb->ip_summed = CHECKSUM_NONE;
-	err = sroce_set_icrc(skb, icrc);
-	if (err)
+	if (sroce_set_icrc(skb, icrc))
 		goto drop;
 	sroce_count(sdev, SROCE_CNT_TX_PACKETS);
 
-	if (ipv6_addr_equal(&av->daddr, &av->saddr))
-		return sroce_loopback(sdev, skb);
+	/* The receive path counts what it drops. */
+	if (ipv6_addr_equal(&av->daddr, &av->saddr)) {
+		sroce_loopback(sdev, skb);
+		return 0;
+	}
 
 	sk = sroce_udp_sock(net, !ipv4);
-	if (!sk) {
-		err = -ENETUNREACH;
+	if (!sk)
 		goto drop;
-	}
 	dst = ipv4 ? sroce_route4(net, av) : sroce_route6(net, sk, av);
-	if (IS_ERR(dst)) {
-		err = PTR_ERR(dst);
+	if (IS_ERR(dst))
 		goto drop;
-	}
 	skb_dst_set(skb, dst);
 	skb->dev = dst->dev;
 	err = ipv4 ? ip_local_out(net, sk, skb) : ip6_local_out(net, sk, skb);
-	return net_xmit_eval(err);
+	if (err == NET_XMIT_DROP)
+		return sroce_tx_queue_full(qp);
+	qp->tx_full_tries = 0;
+	return 0;
 
 drop:
+	/* As if lost on the wire: the peer or the ACK timer notices. */
 	sroce_count(sdev, SROCE_CNT_TX_DROPPED);
 	kfree_skb(skb);
-	return err;
+	return 0;
 }
 
 /* ------------------------------------------------------------ receive */

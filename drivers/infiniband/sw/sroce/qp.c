@@ -142,7 +142,8 @@ static bool sroce_qp_has_work(const struct sroce_qp *qp)
 	return !skb_queue_empty_lockless(&qp->rx_queue) ||
 	       (READ_ONCE(qp->flags) & (BIT(SROCE_QPF_RETRANS) |
 					BIT(SROCE_QPF_RNR) |
-					BIT(SROCE_QPF_FLUSH))) ||
+					BIT(SROCE_QPF_FLUSH) |
+					BIT(SROCE_QPF_TX_FULL))) ||
 	       (qp->ibqp.qp_type == IB_QPT_RC && qp->resp.res_send >= 0) ||
 	       qp->req.next != qp->sq.head || qp->sq.fetch_blocked;
 }
@@ -200,9 +201,10 @@ static bool sroce_engine_held_here(const struct sroce_qp *qp)
 
 /*
  * One pass of the engine (see qp.h), with the engine lock held.  Returns
- * true if there is more to do: packets arrived meanwhile, or a budget ran
- * out.  Work that waits for the peer (a full window, a READ limit, an RNR
- * wait) is not "more": the ACK or timer that ends the wait kicks it.
+ * true if there is more to do: packets arrived meanwhile, a budget ran
+ * out, or the local queue was full (the work item pauses, then sends).
+ * Work that waits for the peer (a full window, a READ limit, an RNR wait)
+ * is not "more": the ACK or timer that ends the wait kicks it.
  */
 static bool sroce_qp_pass(struct sroce_qp *qp)
 {
@@ -223,7 +225,8 @@ static bool sroce_qp_pass(struct sroce_qp *qp)
 	if (sroce_qp_state(qp) == IB_QPS_ERR &&
 	    test_and_clear_bit(SROCE_QPF_FLUSH, &qp->flags))
 		sroce_qp_flush(qp);
-	return busy || !skb_queue_empty(&qp->rx_queue);
+	return busy || !skb_queue_empty(&qp->rx_queue) ||
+	       test_bit(SROCE_QPF_TX_FULL, &qp->flags);
 }
 
 /*
@@ -234,7 +237,7 @@ static bool sroce_qp_run_passes(struct sroce_qp *qp, int passes)
 {
 	bool more = true;
 
-	while (more && passes--) {
+	while (more && passes-- && !test_bit(SROCE_QPF_TX_FULL, &qp->flags)) {
 		sroce_engine_lock(qp);
 		more = sroce_qp_pass(qp);
 		more |= sroce_engine_unlock(qp);
@@ -244,13 +247,29 @@ static bool sroce_qp_run_passes(struct sroce_qp *qp, int passes)
 	return more;
 }
 
-/* The engine's work item, on sroce_wq. */
+/*
+ * The engine's work item, on sroce_wq.  When the local netdev's queue was
+ * full, it sleeps a moment before sending again: that frees the CPU for
+ * whatever empties the queue (on 6.1, a veth peer's backlog is emptied by
+ * ksoftirqd once busy, a thread like this one), where sending on would
+ * only lose packets.  Received packets wait meanwhile.
+ */
 static void sroce_qp_work(struct work_struct *work)
 {
 	struct sroce_qp *qp = container_of(work, struct sroce_qp, work);
+	bool more = sroce_qp_run_passes(qp, SROCE_WORK_PASSES);
 
+	if (test_bit(SROCE_QPF_TX_FULL, &qp->flags)) {
+		/* Longer each time the queue is still full (sroce_tx()). */
+		unsigned long us = SROCE_TX_FULL_PAUSE_US *
+				   max_t(u8, READ_ONCE(qp->tx_full_tries), 1);
+
+		usleep_range(us, 2 * us);
+		clear_bit(SROCE_QPF_TX_FULL, &qp->flags);
+		more = true;
+	}
 	/* Still more: go round again, letting other work run first. */
-	if (sroce_qp_run_passes(qp, SROCE_WORK_PASSES))
+	if (more)
 		sroce_qp_kick(qp);
 }
 

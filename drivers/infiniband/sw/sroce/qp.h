@@ -67,6 +67,15 @@ struct sroce_pd;
 #define SROCE_INLINE_RESP_PKTS	1
 /* Payloads up to this size are copied into a packet rather than attached */
 #define SROCE_TX_COPY_MAX	256
+/*
+ * A packet the local netdev's queue had no room for is sent again after
+ * a pause, this long times the number of tries, up to SROCE_TX_FULL_TRIES
+ * tries in a row (7 ms in all); after that the queue is taken for a lossy
+ * wire (a veth whose peer is down drops everything) and the packet is
+ * left to the retransmit timer.
+ */
+#define SROCE_TX_FULL_PAUSE_US	50
+#define SROCE_TX_FULL_TRIES	16
 
 /* qp->flags bits, set from any context */
 enum sroce_qp_flag {
@@ -75,6 +84,7 @@ enum sroce_qp_flag {
 	SROCE_QPF_RNR,		/* the RNR timer fired */
 	SROCE_QPF_FLUSH,	/* the QP entered ERR: flush everything */
 	SROCE_QPF_SQD_NOTIFY,	/* in SQD: report IB_EVENT_SQ_DRAINED once */
+	SROCE_QPF_TX_FULL,	/* the netdev's queue is full: pause sending */
 };
 
 /* struct sroce_send_wqe::state */
@@ -341,6 +351,8 @@ struct sroce_resp {
  * @rx_streak: messages received since the requester last started one;
  *	low while the QP answers what it gets (a ping-pong), high in a
  *	stream.  Read locklessly by the receive path.
+ * @tx_full_tries: packets in a row the local netdev's queue dropped
+ *	(the engine's; the work item reads it for its pause)
  * @retrans_timer: local ACK timeout
  * @rnr_timer: RNR NAK wait
  * @attr: attributes from modify_qp
@@ -369,6 +381,7 @@ struct sroce_qp {
 	unsigned long flags;
 	struct sk_buff_head rx_queue;
 	u8 rx_streak;
+	u8 tx_full_tries;
 	struct timer_list retrans_timer;
 	struct timer_list rnr_timer;
 
@@ -453,7 +466,10 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
  * and a small payload there, or attaches a larger payload as frags
  * (sroce_tx_add_page(), sroce_tx_put_frag(), or the MR helpers in mr.h).
  * Then sroce_tx() adds the pad, UDP/IP and the ICRC, and sends or loops
- * the packet back.  sroce_tx() always consumes the skb.
+ * the packet back.  sroce_tx() always consumes the skb; it returns
+ * -ENOBUFS when the local netdev's queue was full, having set
+ * SROCE_QPF_TX_FULL: the packet did not leave, and the caller should put
+ * its state back so that the engine sends it again after a pause.
  *
  * Packets in: the engine hands sroce_resp_rcv()/sroce_comp_rcv() a packet
  * whose ICRC is checked and whose headers are decoded in @pkt; skb->data

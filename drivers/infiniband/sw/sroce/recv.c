@@ -325,11 +325,16 @@ static void sroce_resp_catch_up(struct sroce_qp *qp)
 	sroce_resp_send_ack(qp);
 }
 
-/* Send @syndrome (a NAK) for @psn, in order. */
+/*
+ * Send @syndrome (a NAK) for @psn, in order.  If the responses before it
+ * could not all go (the QP failed, or the local queue is full), neither
+ * can the NAK: it would acknowledge them.  The requester's timer recovers
+ * a NAK lost this way as it does one lost on the wire.
+ */
 static void sroce_rc_nak(struct sroce_qp *qp, u8 syndrome, u32 psn)
 {
 	sroce_resp_catch_up(qp);
-	if (sroce_resp_can_send(qp))	/* catching up may have failed */
+	if (sroce_resp_can_send(qp) && qp->resp.res_send < 0)
 		sroce_resp_send_aeth(qp, syndrome, psn);
 }
 
@@ -1024,7 +1029,10 @@ static int sroce_read_resp_payload(struct sroce_mr *mr, u64 va,
 			     NULL);
 }
 
-/* The next READ response packet of @res; false if the QP failed. */
+/*
+ * The next READ response packet of @res; false if it could not go: the
+ * QP failed, or the local queue was full (SROCE_QPF_TX_FULL).
+ */
 static bool sroce_read_resp_one(struct sroce_qp *qp,
 				struct sroce_resp_res *res)
 {
@@ -1068,8 +1076,9 @@ static bool sroce_read_resp_one(struct sroce_qp *qp,
 		}
 	}
 	sroce_mr_put(mr);
-	if (skb)
-		sroce_tx(qp, &qp->attr.av, skb);
+	/* Not sent for want of room in the queue: again, after a pause. */
+	if (skb && sroce_tx(qp, &qp->attr.av, skb))
+		return false;
 
 	/* Without memory the packet is as good as lost on the wire. */
 	res->psn = sroce_psn_add(res->psn, 1);
@@ -1084,8 +1093,11 @@ fail:
 	return false;
 }
 
-/* The ATOMIC ACKNOWLEDGE of @res, first time or again. */
-static void sroce_atomic_resp(struct sroce_qp *qp, struct sroce_resp_res *res)
+/*
+ * The ATOMIC ACKNOWLEDGE of @res, first time or again; false if the local
+ * queue was full.
+ */
+static bool sroce_atomic_resp(struct sroce_qp *qp, struct sroce_resp_res *res)
 {
 	struct sroce_pkt pkt;
 	struct sk_buff *skb;
@@ -1094,9 +1106,10 @@ static void sroce_atomic_resp(struct sroce_qp *qp, struct sroce_resp_res *res)
 			    res->first_psn);
 	pkt.atomic_orig = res->atomic_orig;
 	skb = sroce_resp_skb(qp, &pkt, NULL);
-	if (skb)
-		sroce_tx(qp, &qp->attr.av, skb);
+	if (skb && sroce_tx(qp, &qp->attr.av, skb))
+		return false;
 	res->psn = sroce_psn_add(res->last_psn, 1);
+	return true;
 }
 
 /**
@@ -1116,14 +1129,14 @@ int sroce_resp_send_reads(struct sroce_qp *qp, int budget)
 	struct sroce_resp_res *res;
 	int sent = 0;
 
-	if (!sroce_resp_can_send(qp))
+	if (!sroce_resp_can_send(qp) ||
+	    test_bit(SROCE_QPF_TX_FULL, &qp->flags))
 		return 0;
 
 	while (sent < budget && resp->res_send >= 0) {
 		res = &resp->res[resp->res_send];
-		if (res->type == SROCE_RES_ATOMIC)
-			sroce_atomic_resp(qp, res);
-		else if (!sroce_read_resp_one(qp, res))
+		if (res->type == SROCE_RES_ATOMIC ?
+		    !sroce_atomic_resp(qp, res) : !sroce_read_resp_one(qp, res))
 			return sent;
 		sent++;
 

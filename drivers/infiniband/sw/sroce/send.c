@@ -494,6 +494,8 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 				    qp->ibqp.qp_type == IB_QPT_GSI ?
 				    &wqe->av : &qp->attr.av;
 	struct sroce_sgl_cursor cur = qp->req.cur;
+	u32 since_ackreq = qp->req.since_ackreq;
+	u32 offset = qp->req.offset;
 	struct sroce_pkt pkt;
 	struct sk_buff *skb;
 	u32 len, hdr, linear;
@@ -518,7 +520,11 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 		return err;
 	}
 
-	/* Advance first: a lost packet is recovered by going back. */
+	/*
+	 * Advance first: a loopback ACK may be taken in before sroce_tx()
+	 * returns, and a packet lost later is recovered by going back.  One
+	 * the local queue had no room for never left: take the step back.
+	 */
 	if (sroce_wr_is_read_atomic(wqe->wr.opcode)) {
 		qp->req.psn = sroce_psn_add(wqe->last_psn, 1);
 		qp->req.offset = wqe->length;
@@ -527,8 +533,14 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 		qp->req.offset += len;
 	}
 	qp->req.since_ackreq = pkt.ack_req ? 0 : qp->req.since_ackreq + 1;
-	sroce_tx(qp, av, skb);
-	return 0;
+	err = sroce_tx(qp, av, skb);
+	if (err) {
+		qp->req.psn = pkt.psn;
+		qp->req.offset = offset;
+		qp->req.since_ackreq = since_ackreq;
+		qp->req.cur = cur;
+	}
+	return err;
 }
 
 /* The WQE at req.next has sent its last packet. */
@@ -554,7 +566,8 @@ int sroce_req_send(struct sroce_qp *qp, int budget)
 	enum ib_qp_state state = sroce_qp_state(qp);
 	int sent = 0, err;
 
-	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
+	if ((state != IB_QPS_RTS && state != IB_QPS_SQD) ||
+	    test_bit(SROCE_QPF_TX_FULL, &qp->flags))
 		return 0;
 	sroce_sq_fetch(qp);
 	while (sent < budget && !qp->comp.rnr_wait &&
