@@ -16,6 +16,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_TX_DROPPED].name = "tx_dropped",
 	[SROCE_CNT_DUPLICATE_REQUEST].name = "duplicate_request",
 	[SROCE_CNT_OUT_OF_SEQUENCE].name = "out_of_sequence",
+	[SROCE_CNT_REORDER_HELD].name = "rx_reorder_held",
 	[SROCE_CNT_RNR_NAK_SENT].name = "rnr_nak_sent",
 	[SROCE_CNT_RNR_NAK_RCVD].name = "rnr_nak_rcvd",
 	[SROCE_CNT_SEQ_NAK_RCVD].name = "seq_nak_rcvd",

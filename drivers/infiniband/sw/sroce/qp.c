@@ -143,6 +143,7 @@ static bool sroce_qp_has_work(const struct sroce_qp *qp)
 	       (READ_ONCE(qp->flags) & (BIT(SROCE_QPF_RETRANS) |
 					BIT(SROCE_QPF_RNR) |
 					BIT(SROCE_QPF_FLUSH) |
+					BIT(SROCE_QPF_REORDER) |
 					BIT(SROCE_QPF_TX_FULL))) ||
 	       (qp->ibqp.qp_type == IB_QPT_RC && qp->resp.res_send >= 0) ||
 	       qp->req.next != qp->sq.head || qp->sq.fetch_blocked;
@@ -217,6 +218,11 @@ static bool sroce_qp_pass(struct sroce_qp *qp)
 		sroce_comp_timeout(qp);
 	if (test_and_clear_bit(SROCE_QPF_RNR, &qp->flags))
 		sroce_comp_rnr_expired(qp);
+	if (test_and_clear_bit(SROCE_QPF_REORDER, &qp->flags) &&
+	    qp->ibqp.qp_type == IB_QPT_RC) {
+		sroce_resp_reorder_expired(qp);
+		sroce_comp_reorder_expired(qp);
+	}
 	if (qp->ibqp.qp_type == IB_QPT_RC &&
 	    sroce_resp_send_reads(qp, SROCE_BUDGET) >= SROCE_BUDGET)
 		busy = true;
@@ -563,6 +569,9 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	skb_queue_head_init(&qp->rx_queue);
 	timer_setup(&qp->retrans_timer, sroce_retrans_timer_fn, 0);
 	timer_setup(&qp->rnr_timer, sroce_rnr_timer_fn, 0);
+	hrtimer_init(&qp->reorder_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	qp->reorder_timer.function = sroce_reorder_timer_fn;
+	__skb_queue_head_init(&qp->comp.held);
 
 	err = sroce_sq_init(qp, init, uctx);
 	if (err)
@@ -806,8 +815,10 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_engine_unlock(qp);
 	del_timer_sync(&qp->retrans_timer);
 	del_timer_sync(&qp->rnr_timer);
+	hrtimer_cancel(&qp->reorder_timer);
 	cancel_work_sync(&qp->work);
 	skb_queue_purge(&qp->rx_queue);
+	__skb_queue_purge(&qp->comp.held);
 
 	sroce_resp_cleanup(qp);
 	sroce_rq_cleanup(qp);

@@ -27,6 +27,7 @@
 #ifndef SROCE_QP_H
 #define SROCE_QP_H
 
+#include <linux/hrtimer.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
@@ -76,6 +77,13 @@ struct sroce_pd;
  */
 #define SROCE_TX_FULL_PAUSE_US	50
 #define SROCE_TX_FULL_TRIES	16
+/*
+ * An RC responder holds up to this many requests that arrive past a gap,
+ * for up to this long, before it NAKs the gap: over a veth or lo a QP's
+ * packets sent from two CPUs are often overtaken, not lost.
+ */
+#define SROCE_REORDER_HOLD	32
+#define SROCE_REORDER_WAIT_US	4000
 
 /* qp->flags bits, set from any context */
 enum sroce_qp_flag {
@@ -85,6 +93,7 @@ enum sroce_qp_flag {
 	SROCE_QPF_FLUSH,	/* the QP entered ERR: flush everything */
 	SROCE_QPF_SQD_NOTIFY,	/* in SQD: report IB_EVENT_SQ_DRAINED once */
 	SROCE_QPF_TX_FULL,	/* the netdev's queue is full: pause sending */
+	SROCE_QPF_REORDER,	/* the reorder timer fired: NAK the gap */
 };
 
 /* struct sroce_send_wqe::state */
@@ -242,6 +251,7 @@ struct sroce_req {
  * @rnr_left: RNR retries left before IB_WC_RNR_RETRY_EXC_ERR
  * @rnr_wait: sending stopped until the RNR timer fires
  * @cur: where in that READ's scatter list @read_off is
+ * @held: responses and ACKs past a gap, in PSN order, waiting for it
  */
 struct sroce_comp {
 	u32 psn;
@@ -250,6 +260,7 @@ struct sroce_comp {
 	u8 retry_left;
 	u8 rnr_left;
 	bool rnr_wait;
+	struct sk_buff_head held;
 };
 
 /* A responder resource: one READ or atomic the peer asked for. */
@@ -308,6 +319,7 @@ struct sroce_resp_res {
  * @nres: entries in @res
  * @res_head: next entry of @res to use
  * @res_send: index of the READ whose responses are being sent, or -1
+ * @held: requests past a gap at @psn, in PSN order, waiting for it
  */
 struct sroce_resp {
 	u32 psn;
@@ -329,6 +341,7 @@ struct sroce_resp {
 	u32 nres;
 	u32 res_head;
 	int res_send;
+	struct sk_buff_head held;
 };
 
 /**
@@ -355,6 +368,7 @@ struct sroce_resp {
  *	(the engine's; the work item reads it for its pause)
  * @retrans_timer: local ACK timeout
  * @rnr_timer: RNR NAK wait
+ * @reorder_timer: how long the responder holds requests past a gap
  * @attr: attributes from modify_qp
  * @src_port: UDP source port of our packets (ECMP entropy per QP)
  * @sq: send queue
@@ -384,6 +398,7 @@ struct sroce_qp {
 	u8 tx_full_tries;
 	struct timer_list retrans_timer;
 	struct timer_list rnr_timer;
+	struct hrtimer reorder_timer;
 
 	struct sroce_qp_attr attr;
 	u16 src_port;
@@ -400,6 +415,7 @@ struct sroce_qp {
  * struct sroce_skb_cb - what the receive path notes in skb->cb
  * @vlan_id: the VLAN the packet came in on
  * @has_vlan: @vlan_id is valid
+ * @psn: its PSN, while the responder holds it past a gap
  *
  * The netdev a packet arrived on may be gone by the time the QP's engine
  * looks at it, so skb->dev is replaced by the sroce device's own netdev
@@ -408,6 +424,7 @@ struct sroce_qp {
 struct sroce_skb_cb {
 	u16 vlan_id;
 	bool has_vlan;
+	u32 psn;
 };
 
 #define SROCE_SKB_CB(skb) ((struct sroce_skb_cb *)(skb)->cb)
@@ -511,6 +528,22 @@ int sroce_resp_send_reads(struct sroce_qp *qp, int budget);
 void sroce_rq_flush(struct sroce_qp *qp);
 int sroce_resp_init(struct sroce_qp *qp);
 void sroce_resp_reset(struct sroce_qp *qp);
+void sroce_resp_reorder_expired(struct sroce_qp *qp);
+void sroce_comp_reorder_expired(struct sroce_qp *qp);
+
+/* reorder.c: packets past a gap, held for a moment in case it fills */
+enum sroce_held_result {
+	SROCE_HELD_ADDED,
+	SROCE_HELD_COPY,
+	SROCE_HELD_FULL,
+};
+
+enum sroce_held_result sroce_held_insert(struct sk_buff_head *held, u32 psn,
+					 struct sk_buff *skb, unsigned int max);
+bool sroce_reorder_hold(struct sroce_qp *qp, struct sk_buff_head *held,
+			u32 psn, struct sk_buff *skb);
+void sroce_reorder_arm(struct sroce_qp *qp);
+enum hrtimer_restart sroce_reorder_timer_fn(struct hrtimer *t);
 void sroce_resp_cleanup(struct sroce_qp *qp);
 
 #endif /* SROCE_QP_H */

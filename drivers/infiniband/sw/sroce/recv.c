@@ -333,6 +333,8 @@ static void sroce_resp_catch_up(struct sroce_qp *qp)
  */
 static void sroce_rc_nak(struct sroce_qp *qp, u8 syndrome, u32 psn)
 {
+	/* The requester will send everything after @psn again. */
+	__skb_queue_purge(&qp->resp.held);
 	sroce_resp_catch_up(qp);
 	if (sroce_resp_can_send(qp) && qp->resp.res_send < 0)
 		sroce_resp_send_aeth(qp, syndrome, psn);
@@ -733,6 +735,18 @@ static void sroce_rc_out_of_seq(struct sroce_qp *qp)
 	sroce_rc_nak(qp, SROCE_NAK_PSN_SEQ_ERR, qp->resp.psn);
 }
 
+/**
+ * sroce_resp_reorder_expired - the gap held requests wait on is a loss
+ * @qp: an RC QP
+ *
+ * Context: the QP's engine, after its reorder timer fired.
+ */
+void sroce_resp_reorder_expired(struct sroce_qp *qp)
+{
+	if (!skb_queue_empty(&qp->resp.held))
+		sroce_rc_out_of_seq(qp);
+}
+
 static int sroce_rc_execute(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 			    struct sk_buff *skb)
 {
@@ -755,14 +769,16 @@ static int sroce_rc_execute(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	return 0;
 }
 
-static void sroce_rc_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
-			 struct sk_buff *skb)
+static void sroce_rc_rcv_one(struct sroce_qp *qp, const struct sroce_pkt *pkt,
+			     struct sk_buff *skb)
 {
 	int cmp = sroce_psn_cmp(pkt->psn, qp->resp.psn);
 	int err;
 
 	if (cmp > 0) {
-		sroce_rc_out_of_seq(qp);
+		if (qp->resp.nak_sent ||
+		    !sroce_reorder_hold(qp, &qp->resp.held, pkt->psn, skb))
+			sroce_rc_out_of_seq(qp);
 		return;
 	}
 	if (cmp < 0) {
@@ -778,6 +794,39 @@ static void sroce_rc_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		sroce_rc_rnr(qp, pkt->psn);
 	else if (err)
 		sroce_rc_fail(qp, pkt->psn, err);
+}
+
+/* Take in the held requests the last one made next in sequence. */
+static void sroce_rc_release_held(struct sroce_qp *qp)
+{
+	struct sk_buff_head *held = &qp->resp.held;
+	struct sroce_pkt pkt;
+	struct sk_buff *skb;
+	bool moved = false;
+	int cmp;
+
+	while ((skb = skb_peek(held))) {
+		cmp = sroce_psn_cmp(SROCE_SKB_CB(skb)->psn, qp->resp.psn);
+		if (cmp > 0)
+			break;
+		__skb_unlink(skb, held);
+		/* Parsed once already; a packet now behind is a copy. */
+		if (cmp == 0 && !sroce_pkt_parse(skb->data, skb->len, &pkt))
+			sroce_rc_rcv_one(qp, &pkt, skb);
+		kfree_skb(skb);
+		moved = true;
+	}
+	/* A gap that moves is reordering going on: wait for the next. */
+	if (moved && !skb_queue_empty(held))
+		sroce_reorder_arm(qp);
+}
+
+static void sroce_rc_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
+			 struct sk_buff *skb)
+{
+	sroce_rc_rcv_one(qp, pkt, skb);
+	if (!skb_queue_empty(&qp->resp.held))
+		sroce_rc_release_held(qp);
 }
 
 /* --------------------------------------------------------------- UC */
@@ -1197,6 +1246,7 @@ int sroce_resp_init(struct sroce_qp *qp)
 	qp->resp.nres = SROCE_MAX_RD_ATOM;
 	qp->resp.res_head = 0;
 	qp->resp.res_send = -1;
+	__skb_queue_head_init(&qp->resp.held);
 	return 0;
 }
 
@@ -1213,11 +1263,13 @@ void sroce_resp_reset(struct sroce_qp *qp)
 	struct sroce_resp_res *res = resp->res;
 	u32 nres = resp->nres;
 
+	__skb_queue_purge(&resp->held);
 	memset(res, 0, nres * sizeof(*res));
 	memset(resp, 0, sizeof(*resp));
 	resp->res = res;
 	resp->nres = nres;
 	resp->res_send = -1;
+	__skb_queue_head_init(&resp->held);
 }
 
 /**
@@ -1228,6 +1280,7 @@ void sroce_resp_reset(struct sroce_qp *qp)
  */
 void sroce_resp_cleanup(struct sroce_qp *qp)
 {
+	__skb_queue_purge(&qp->resp.held);
 	kfree(qp->resp.res);
 	qp->resp.res = NULL;
 	qp->resp.nres = 0;

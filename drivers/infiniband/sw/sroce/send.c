@@ -846,20 +846,33 @@ static void sroce_comp_nak(struct sroce_qp *qp, u32 psn, u8 syndrome)
 	sroce_wqe_done(qp, wqe, sroce_nak_status(syndrome));
 }
 
-/**
- * sroce_comp_rcv - a response from the peer of an RC QP
- * @qp: the QP
- * @pkt: its decoded headers (an ACK, READ response or atomic ACK)
- * @skb: the packet; see qp.h
+/*
+ * Is @pkt, an ACK or a response, past a gap: does it answer a request
+ * after a READ or atomic whose response has not come?  (Acknowledges, on
+ * the way, the requests it shows to have been received.)  A packet past
+ * a gap is held (reorder.c) rather than taken for a sign of loss.
  */
-void sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
-		    struct sk_buff *skb)
+static bool sroce_comp_past_gap(struct sroce_qp *qp,
+				const struct sroce_pkt *pkt)
 {
-	enum ib_qp_state state = sroce_qp_state(qp);
+	struct sroce_send_wqe *wqe;
+
+	if (sroce_psn_cmp(pkt->psn, qp->comp.psn) <= 0)
+		return false;
+	if (pkt->flags & (SROCE_F_READ_RESP | SROCE_F_ATOMIC_ACK)) {
+		sroce_comp_ack_upto(qp, sroce_psn_add(pkt->psn, -1));
+		return sroce_psn_cmp(pkt->psn, qp->comp.psn) > 0;
+	}
+	wqe = sroce_comp_ack_upto(qp, pkt->psn);
+	return wqe && sroce_wr_is_read_atomic(wqe->wr.opcode) &&
+	       sroce_psn_cmp(wqe->last_psn, pkt->psn) <= 0;
+}
+
+static void sroce_comp_rcv_one(struct sroce_qp *qp, const struct sroce_pkt *pkt,
+			       struct sk_buff *skb)
+{
 	u8 syn = pkt->syndrome;
 
-	if (state != IB_QPS_RTS && state != IB_QPS_SQD && state != IB_QPS_SQE)
-		return;
 	/* Nothing was sent at or after req.psn: a stray response. */
 	if (sroce_psn_cmp(pkt->psn, qp->req.psn) >= 0)
 		return;
@@ -877,7 +890,77 @@ void sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	} else if (pkt->flags & SROCE_F_ACK) {
 		sroce_comp_ack(qp, pkt->psn);
 	}
+}
+
+/* Take in the held packets the last one made next in sequence. */
+static void sroce_comp_release_held(struct sroce_qp *qp)
+{
+	struct sk_buff_head *held = &qp->comp.held;
+	struct sroce_pkt pkt;
+	struct sk_buff *skb;
+	bool moved = false;
+
+	while ((skb = skb_peek(held))) {
+		/* Parsed once already; a packet now behind is a copy. */
+		if (!sroce_pkt_parse(skb->data, skb->len, &pkt) &&
+		    sroce_psn_cmp(pkt.psn, qp->comp.psn) >= 0) {
+			if (sroce_comp_past_gap(qp, &pkt))
+				break;
+			sroce_comp_rcv_one(qp, &pkt, skb);
+		}
+		__skb_unlink(skb, held);
+		kfree_skb(skb);
+		moved = true;
+	}
+	if (moved && !skb_queue_empty(held))
+		sroce_reorder_arm(qp);
+}
+
+/**
+ * sroce_comp_rcv - a response from the peer of an RC QP
+ * @qp: the QP
+ * @pkt: its decoded headers (an ACK, READ response or atomic ACK)
+ * @skb: the packet; see qp.h
+ */
+void sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
+		    struct sk_buff *skb)
+{
+	enum ib_qp_state state = sroce_qp_state(qp);
+	bool nak = (pkt->flags & SROCE_HDR_AETH) &&
+		   sroce_aeth_type(pkt->syndrome) != SROCE_AETH_ACK;
+
+	if (state != IB_QPS_RTS && state != IB_QPS_SQD && state != IB_QPS_SQE)
+		return;
+	if (!nak && sroce_psn_cmp(pkt->psn, qp->req.psn) < 0 &&
+	    sroce_comp_past_gap(qp, pkt)) {
+		if (!sroce_reorder_hold(qp, &qp->comp.held, pkt->psn, skb))
+			sroce_comp_reorder_expired(qp);
+	} else {
+		sroce_comp_rcv_one(qp, pkt, skb);
+		if (!skb_queue_empty(&qp->comp.held))
+			sroce_comp_release_held(qp);
+	}
 	sroce_sq_retire(qp);
+}
+
+/**
+ * sroce_comp_reorder_expired - the gap held responses wait on is a loss
+ * @qp: an RC QP
+ *
+ * Asks again from the oldest PSN not answered (go-back-N); what is held
+ * goes, the answers to the requests sent again will come.
+ *
+ * Context: the QP's engine.
+ */
+void sroce_comp_reorder_expired(struct sroce_qp *qp)
+{
+	enum ib_qp_state state = sroce_qp_state(qp);
+
+	if (skb_queue_empty(&qp->comp.held))
+		return;
+	__skb_queue_purge(&qp->comp.held);
+	if (state == IB_QPS_RTS || state == IB_QPS_SQD || state == IB_QPS_SQE)
+		sroce_req_rewind(qp, qp->comp.psn);
 }
 
 /* The local ACK timer fired: resend from the oldest unacknowledged PSN. */
@@ -957,6 +1040,8 @@ void sroce_send_init(struct sroce_qp *qp)
 	while (!sroce_queue_empty(&qp->sq.q))
 		sroce_queue_advance_consumer(&qp->sq.q);
 	memset(&qp->req, 0, sizeof(qp->req));
+	__skb_queue_purge(&qp->comp.held);
 	memset(&qp->comp, 0, sizeof(qp->comp));
+	__skb_queue_head_init(&qp->comp.held);
 	qp->sq.head = 0;
 }
