@@ -846,6 +846,15 @@ static void sroce_comp_nak(struct sroce_qp *qp, u32 psn, u8 syndrome)
 	sroce_wqe_done(qp, wqe, sroce_nak_status(syndrome));
 }
 
+/* The states in which the completer takes responses in (and goes back). */
+static bool sroce_comp_active(const struct sroce_qp *qp)
+{
+	enum ib_qp_state state = sroce_qp_state(qp);
+
+	return state == IB_QPS_RTS || state == IB_QPS_SQD ||
+	       state == IB_QPS_SQE;
+}
+
 /*
  * Is @pkt, an ACK or a response, past a gap: does it answer a request
  * after a READ or atomic whose response has not come?  (Acknowledges, on
@@ -925,11 +934,10 @@ static void sroce_comp_release_held(struct sroce_qp *qp)
 void sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		    struct sk_buff *skb)
 {
-	enum ib_qp_state state = sroce_qp_state(qp);
 	bool nak = (pkt->flags & SROCE_HDR_AETH) &&
 		   sroce_aeth_type(pkt->syndrome) != SROCE_AETH_ACK;
 
-	if (state != IB_QPS_RTS && state != IB_QPS_SQD && state != IB_QPS_SQE)
+	if (!sroce_comp_active(qp))
 		return;
 	if (!nak && sroce_psn_cmp(pkt->psn, qp->req.psn) < 0 &&
 	    sroce_comp_past_gap(qp, pkt)) {
@@ -954,12 +962,10 @@ void sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
  */
 void sroce_comp_reorder_expired(struct sroce_qp *qp)
 {
-	enum ib_qp_state state = sroce_qp_state(qp);
-
 	if (skb_queue_empty(&qp->comp.held))
 		return;
 	__skb_queue_purge(&qp->comp.held);
-	if (state == IB_QPS_RTS || state == IB_QPS_SQD || state == IB_QPS_SQE)
+	if (sroce_comp_active(qp))
 		sroce_req_rewind(qp, qp->comp.psn);
 }
 
