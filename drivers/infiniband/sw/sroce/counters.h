@@ -18,7 +18,7 @@ enum sroce_counter {
 	SROCE_CNT_TX_DROPPED,
 	SROCE_CNT_DUPLICATE_REQUEST,	/* responder: a request seen before */
 	SROCE_CNT_OUT_OF_SEQUENCE,	/* responder: a gap, NAK sent */
-	SROCE_CNT_REORDER_HELD,		/* responder: held past a gap */
+	SROCE_CNT_REORDER_HELD,		/* held past a PSN gap (reorder.c) */
 	SROCE_CNT_RNR_NAK_SENT,		/* responder: no receive WQE */
 	SROCE_CNT_RNR_NAK_RCVD,		/* requester: the peer had none */
 	SROCE_CNT_SEQ_NAK_RCVD,		/* requester: the peer saw a gap */

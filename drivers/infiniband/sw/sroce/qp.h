@@ -78,9 +78,10 @@ struct sroce_pd;
 #define SROCE_TX_FULL_PAUSE_US	50
 #define SROCE_TX_FULL_TRIES	16
 /*
- * An RC responder holds up to this many requests that arrive past a gap,
- * for up to this long, before it NAKs the gap: over a veth or lo a QP's
- * packets sent from two CPUs are often overtaken, not lost.
+ * An RC QP's responder and completer each hold up to this many packets
+ * that arrive past a PSN gap, for up to this long, before they take the
+ * gap for a loss (reorder.c): over a veth or lo a QP's packets sent from
+ * two CPUs are often overtaken, not lost.
  */
 #define SROCE_REORDER_HOLD	32
 #define SROCE_REORDER_WAIT_US	4000
@@ -93,7 +94,7 @@ enum sroce_qp_flag {
 	SROCE_QPF_FLUSH,	/* the QP entered ERR: flush everything */
 	SROCE_QPF_SQD_NOTIFY,	/* in SQD: report IB_EVENT_SQ_DRAINED once */
 	SROCE_QPF_TX_FULL,	/* the netdev's queue is full: pause sending */
-	SROCE_QPF_REORDER,	/* the reorder timer fired: NAK the gap */
+	SROCE_QPF_REORDER,	/* the reorder timer fired: a gap is a loss */
 };
 
 /* struct sroce_send_wqe::state */
@@ -368,7 +369,7 @@ struct sroce_resp {
  *	(the engine's; the work item reads it for its pause)
  * @retrans_timer: local ACK timeout
  * @rnr_timer: RNR NAK wait
- * @reorder_timer: how long the responder holds requests past a gap
+ * @reorder_timer: how long packets past a gap are held (reorder.c)
  * @attr: attributes from modify_qp
  * @src_port: UDP source port of our packets (ECMP entropy per QP)
  * @sq: send queue
@@ -415,7 +416,7 @@ struct sroce_qp {
  * struct sroce_skb_cb - what the receive path notes in skb->cb
  * @vlan_id: the VLAN the packet came in on
  * @has_vlan: @vlan_id is valid
- * @psn: its PSN, while the responder holds it past a gap
+ * @psn: its PSN, while it is held past a gap (reorder.c)
  *
  * The netdev a packet arrived on may be gone by the time the QP's engine
  * looks at it, so skb->dev is replaced by the sroce device's own netdev
