@@ -51,6 +51,8 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=vm/done.sh
+. "$HERE/vm/done.sh"
 REPO=$(cd "$HERE/../.." && pwd)
 TESTS_DIR=$HERE/interop
 
@@ -203,8 +205,7 @@ tap_result() {
 		EXTRA+=("did not finish: the VM stopped")
 		return
 	fi
-	# shellcheck disable=SC2046 # "rc=N secs=N timedout=N"
-	local $(cat "$done")
+	read_done "$done"
 	read -r P F S n plan bail < <(awk '
 		/^ok( |$)/     { n++; if ($0 ~ /# *[Ss][Kk][Ii][Pp]/) s++; else p++ }
 		/^not ok( |$)/ { n++; if ($0 ~ /# *TODO/) s++; else f++ }

@@ -55,6 +55,8 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=vm/done.sh
+. "$HERE/vm/done.sh"
 REPO=$(cd "$HERE/../.." && pwd)
 # SROCE_TESTS_DIR: run the scripts of another folder (the benchmarks do).
 TESTS_DIR=${SROCE_TESTS_DIR:-$HERE/tests}
@@ -241,10 +243,9 @@ tap_failures() {
 report_test() {
 	local k=$1 name=$2 dir=$OUT/$1
 	local tap=$dir/tests/$name.tap done=$dir/tests/$name.done
-	local rc secs timedout p f s n plan bail extra=() status
+	local rc=1 secs=0 timedout=0 p f s n plan bail extra=() status
 
-	# shellcheck disable=SC2046 # word splitting of "rc=N secs=N ..." wanted
-	local $(cat "$done")
+	read_done "$done"
 	read -r p f s n plan bail < <(awk '
 		/^ok( |$)/     { n++; if ($0 ~ /# *[Ss][Kk][Ii][Pp]/) s++; else p++ }
 		/^not ok( |$)/ { n++; if ($0 ~ /# *TODO/) s++; else f++ }

@@ -57,6 +57,13 @@ export SROCE_REPO SROCE_MODULE_DIR SROCE_MODINDEX
 if [ "$SROCE_ROLE" = server ]; then PEER_ROLE=client; else PEER_ROLE=server; fi
 if [ "$SROCE_DEV_TYPE" = sroce ]; then DEV=sroce0; else DEV=rxe0; fi
 
+# write_done NAME TEXT: tests/NAME.done, which the host polls for over 9p;
+# written under another name first so that it never sees it empty.
+write_done() {
+	echo "$2" >"$OUT/tests/$1.done.tmp"
+	mv "$OUT/tests/$1.done.tmp" "$OUT/tests/$1.done"
+}
+
 kmsg() { echo "sroce-harness: $*" >/dev/kmsg; }
 
 # barrier NAME TIMEOUT: say we reached NAME, wait for the peer to.
@@ -220,7 +227,7 @@ run_test() {
 			[ $brc = 2 ] && echo "# the host says the peer VM is gone"
 			echo "1..1"
 		} >>"$tap"
-		echo "rc=1 secs=$((SECONDS - start)) timedout=0" >"$OUT/tests/$name.done"
+		write_done "$name" "rc=1 secs=$((SECONDS - start)) timedout=0"
 		return
 	fi
 	mkdir -p "$SYNC/$name"
@@ -245,7 +252,7 @@ run_test() {
 	{ [ $rc -ne 0 ] || grep -q '^not ok' "$tap"; } && failed=1
 	capture_stop "$name" "$failed"
 	rm -rf "$dir"
-	echo "rc=$rc secs=$secs timedout=$timedout" >"$OUT/tests/$name.done"
+	write_done "$name" "rc=$rc secs=$secs timedout=$timedout"
 }
 
 main() {
@@ -256,7 +263,7 @@ main() {
 	start=$SECONDS
 	# A subshell: tap_done exits.
 	(setup) >"$OUT/tests/setup.tap" 2>&1 </dev/null
-	echo "rc=$? secs=$((SECONDS - start)) timedout=0" >"$OUT/tests/setup.done"
+	write_done setup "rc=$? secs=$((SECONDS - start)) timedout=0"
 	# shellcheck disable=SC1090
 	. "$ENVFILE" 2>/dev/null
 	for name in $SROCE_TESTS; do
