@@ -18,17 +18,18 @@
 #   --out DIR         default build/bench (smoke: build/bench-smoke)
 #   --module-dir DIR  sroce is DIR/<VER>/sroce.ko; default build/
 #
-# For each kernel it boots a VM with rdma_rxe, then one with sroce
-# (tools/testing/run.sh running guest/*.sh), prints every result as it
-# comes, then writes into DIR:
+# For each kernel and run it boots a VM with rdma_rxe, then one with sroce
+# (tools/testing/run.sh running guest/*.sh), each making that run of every
+# point, so that both drivers see the same spells of a busy host; it
+# prints every result as it comes, then writes into DIR:
 #
 #   results.csv       every run: kernel,driver,topology,test,size,qps,run,value,unit
 #   counters.csv      the port counters that moved in each run (lib.sh)
 #   summary.csv       per point: the medians, spreads and ratios
 #   report.md         the tables and the targets, printed at the end
 #   bw-<kernel>.png   bandwidth against message size
-#   vm/<driver>/<release>/   what run.sh left (TAP, dmesg, console)
-#   logs/<release>-<driver>.log   run.sh's output
+#   vm/<driver>/run<N>/<release>/   what run.sh left (TAP, dmesg, console)
+#   logs/<release>-<driver>-run<N>.log   run.sh's output
 #
 # SROCE_KERNEL_CMDLINE adds kernel parameters to both drivers' VMs (e.g.
 # "clocksource=tsc tsc=reliable": see the documentation).  Exit status: 1
@@ -100,20 +101,22 @@ resolve_kernels() {
 	done
 }
 
-# Seconds one guest test may take: 40 s a run is several times what a run
-# takes, so only a hang reaches it.
+# Seconds one guest test may take in a boot that makes one run: 40 s a
+# point is several times what a run takes, so only a hang reaches it.
 test_timeout() {
 	local n
 	n=$(awk -v set="$SET" '$1 !~ /^#/ && NF >= 4 &&
 		(set == "full" || index(" " $5 " ", " " set " ")) { n++ }
 		END { print n + 0 }' "$HERE/points")
-	echo $((120 + 40 * n * REPEAT))
+	echo $((120 + 40 * n))
 }
 
-# boot K DRIVER: one VM, all the guest tests of DRIVER; shows progress.
+# boot K DRIVER RUN: one VM, run RUN of all the guest tests of DRIVER;
+# shows progress.
 boot() {
-	local k=$1 driver=$2 tests="10-memcpy 20-loop 30-veth"
-	local vmdir=$OUT/vm/$2/$1 log=$OUT/logs/$1-$2.log pid rc=0 start=$SECONDS
+	local k=$1 driver=$2 run=$3 tests="10-memcpy 20-loop 30-veth"
+	local vmdir=$OUT/vm/$2/run$3/$1 log=$OUT/logs/$1-$2-run$3.log
+	local pid rc=0 start=$SECONDS
 
 	# rdma_rxe works only in the initial namespace: no netns topology.
 	[ "$driver" = rxe ] || tests+=" 40-netns"
@@ -121,9 +124,9 @@ boot() {
 	mkdir -p "$vmdir" "$OUT/logs"
 	: >"$vmdir/progress.log"
 	SROCE_TESTS_DIR=$HERE/guest SROCE_BENCH_DRIVER=$driver \
-		SROCE_BENCH_REPEAT=$REPEAT SROCE_BENCH_SET=$SET \
+		SROCE_BENCH_REPEAT=$REPEAT SROCE_BENCH_RUN=$run SROCE_BENCH_SET=$SET \
 		SROCE_BENCH_MEMCPY=$OUT/memcpy_bw \
-		"$REPO/tools/testing/run.sh" --kernel "$k" --out "$OUT/vm/$driver" \
+		"$REPO/tools/testing/run.sh" --kernel "$k" --out "$OUT/vm/$driver/run$run" \
 		--module-dir "$MODULE_DIR" --tests "$tests" \
 		--timeout "$(test_timeout)" >"$log" 2>&1 &
 	pid=$!
@@ -134,23 +137,26 @@ boot() {
 	trap - INT TERM
 	[ ! -e "$vmdir/results.csv" ] || cat "$vmdir/results.csv" >>"$OUT/results.csv"
 	[ ! -e "$vmdir/counters.csv" ] || cat "$vmdir/counters.csv" >>"$OUT/counters.csv"
-	echo "$k $driver rc=$rc secs=$((SECONDS - start)) $(tail -n 1 "$log")" >>"$OUT/vms.txt"
-	[ "$rc" -eq 0 ] || FAILED_VMS+=("$k $driver")
+	echo "$k $driver run $run rc=$rc secs=$((SECONDS - start)) $(tail -n 1 "$log")" >>"$OUT/vms.txt"
+	[ "$rc" -eq 0 ] || FAILED_VMS+=("$k $driver run $run")
 }
 
 main() {
-	local k driver rc=0 start=$SECONDS
+	local k driver run rc=0 start=$SECONDS
 
 	parse_args "$@"
 	resolve_kernels
 	mkdir -p "$OUT"
-	rm -f "$OUT/results.csv" "$OUT/counters.csv" "$OUT/vms.txt" "$OUT"/bw-*.png
+	rm -rf "$OUT/results.csv" "$OUT/counters.csv" "$OUT/vms.txt" "$OUT"/bw-*.png \
+		"$OUT/vm" "$OUT/logs"
 	make -s -C "$HERE" OUT="$OUT" || die "cannot build memcpy_bw"
 	echo "bench: $SET set, ${REPEAT} run(s) a point, kernels: ${KERNELS[*]}, results in $OUT"
 	FAILED_VMS=()
 	for k in "${KERNELS[@]}"; do
-		for driver in rxe sroce; do
-			boot "$k" "$driver"
+		for run in $(seq 1 "$REPEAT"); do
+			for driver in rxe sroce; do
+				boot "$k" "$driver" "$run"
+			done
 		done
 	done
 	"$PYTHON" "$HERE/report.py" --out "$OUT" --points "$HERE/points" \

@@ -9,6 +9,8 @@
 # Environment (bench.sh sets it; run.sh passes SROCE_* into the guest):
 #   SROCE_BENCH_DRIVER   rxe or sroce: the RDMA driver of this boot
 #   SROCE_BENCH_REPEAT   runs of every point (default 3)
+#   SROCE_BENCH_RUN      only this run (1..REPEAT) in this boot: bench.sh
+#                        boots each driver once a run, alternating them
 #   SROCE_BENCH_SET      full or smoke: the points of ./points to run
 #   SROCE_BENCH_MEMCPY   the memcpy_bw program, built on the host
 #
@@ -328,14 +330,23 @@ bench_perf() {
 		bench_record "$topo" "$test" "$size" "$qps" "$run" "$mpps" Mpps
 }
 
-# bench_matrix TOPO: every point of the set, BENCH_REPEAT times; the
-# repeats go round the whole matrix, so that a slow spell of the host
-# does not land on all the runs of one point.
+# bench_runs: the numbers of the runs this boot makes.
+bench_runs() {
+	if [ -n "${SROCE_BENCH_RUN:-}" ]; then
+		echo "$SROCE_BENCH_RUN"
+	else
+		seq 1 "$BENCH_REPEAT"
+	fi
+}
+
+# bench_matrix TOPO: every point of the set, once for each of this boot's
+# runs; the repeats go round the whole matrix, so that a slow spell of the
+# host does not land on all the runs of one point.
 bench_matrix() {
 	local topo=$1 run p test size qps iters points
 
 	mapfile -t points < <(bench_points)
-	for run in $(seq 1 "$BENCH_REPEAT"); do
+	for run in $(bench_runs); do
 		for p in "${points[@]}"; do
 			read -r test size qps iters <<<"$p"
 			bench_perf "$topo" "$test" "$size" "$qps" "$iters" "$run"

@@ -6,7 +6,7 @@
               [--commit REV] RELEASE...
 
 Reads DIR/results.csv (kernel,driver,topology,test,size,qps,run,value,unit,
-one line a run) and DIR/vm/<driver>/<release>/meta.txt; writes
+one line a run) and DIR/vm/<driver>/run1/<release>/meta.txt; writes
 DIR/summary.csv, DIR/report.md and DIR/bw-<kernel>.png, and prints
 report.md.  Exit status 1 if a point of the set has no valid result for a
 driver and topology it should run on; the targets do not count.
@@ -165,26 +165,36 @@ def load_counters(path):
     return moved
 
 
-def load_meta(out, driver, release):
-    """What the guest said about its VM, and how long run.sh took."""
+def load_meta(out, driver, release, repeat):
+    """What the guest said about its VMs (the first boot's meta.txt), and
+    how long run.sh took and what it counted over all the boots."""
     meta = {}
     try:
-        with open(os.path.join(out, "vm", driver, release, "meta.txt")) as f:
+        with open(os.path.join(out, "vm", driver, "run1", release, "meta.txt")) as f:
             for line in f:
                 key, _, value = line.rstrip("\n").partition("=")
                 meta[key] = value
     except OSError:
         pass
-    try:
-        with open(os.path.join(out, "logs", "%s-%s.log" % (release, driver))) as f:
-            for line in f:
-                m = re.search(r"\] done in (\d+)s", line)
-                if m:
-                    meta["secs"] = int(m.group(1))
-                if re.match(r"\d+ passed, \d+ failed", line):
-                    meta["harness"] = line.strip()
-    except OSError:
-        pass
+    counts = [0, 0, 0]
+    for run in range(1, repeat + 1):
+        log = os.path.join(out, "logs", "%s-%s-run%d.log" % (release, driver, run))
+        try:
+            with open(log) as f:
+                for line in f:
+                    m = re.search(r"\] done in (\d+)s", line)
+                    if m:
+                        meta["secs"] = meta.get("secs", 0) + int(m.group(1))
+                    m = re.match(r"(\d+) passed, (\d+) failed(?:, (\d+) skipped)?", line)
+                    if m:
+                        for i in range(3):
+                            counts[i] += int(m.group(i + 1) or 0)
+                        meta["boots"] = meta.get("boots", 0) + 1
+        except OSError:
+            pass
+    if "boots" in meta:
+        meta["harness"] = "%d passed, %d failed, %d skipped in %d boot(s)" % (
+            counts[0], counts[1], counts[2], meta["boots"])
     return meta
 
 
@@ -376,7 +386,7 @@ class Report:
         md.append("- set: %s, %d run(s) a point; sroce %s" % (a.set, a.repeat, a.commit))
         for release in a.releases:
             for driver in DRIVERS:
-                m = load_meta(a.out, driver, release)
+                m = load_meta(a.out, driver, release, a.repeat)
                 md.append("- %s, %s VM: %s vCPUs (QEMU TCG), clocksource %s, "
                           "veth MTU %s, %s; harness: %s" % (
                               release, driver, m.get("cpus", "?"),

@@ -31,7 +31,7 @@ copy() {
 	done
 }
 
-for run in $(seq 1 "$BENCH_REPEAT"); do
+for run in $(bench_runs); do
 	copy memcpy "$run"
 	copy rep_movsb "$run" -k
 done
