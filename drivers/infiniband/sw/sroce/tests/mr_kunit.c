@@ -25,6 +25,7 @@
 #include <kunit/test.h>
 #include <linux/crc32.h>
 #include <linux/mm.h>
+#include <linux/skbuff.h>
 #include <linux/slab.h>
 
 #include "../sroce.h"
@@ -348,6 +349,62 @@ static void mr_copy_test(struct kunit *test)
 }
 
 /*
+ * A received page into a page of an MR: a whole page-aligned page of a
+ * frag goes by copy_page() (also the second page of an order-1 frag),
+ * anything else by skb_copy_bits(); either way the bytes land where they
+ * should.  The MR is a DMA MR over env->pages[1].
+ */
+static void mr_copy_skb_page_test(struct kunit *test)
+{
+	struct mr_env *env = test->priv;
+	u8 *dst = page_address(env->pages[1]);
+	struct sroce_mr *mr = mr_add(test, IB_MR_TYPE_DMA, 7,
+				     IB_ACCESS_LOCAL_WRITE,
+				     (u64)(uintptr_t)dst, PAGE_SIZE);
+	struct page *src = alloc_pages(GFP_KERNEL, 1);
+	struct sk_buff *skb = alloc_skb(64, GFP_KERNEL);
+	u8 *from;
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	from = page_address(src);
+	for (i = 0; i < 2 * PAGE_SIZE; i++)
+		from[i] = i * 7 + i / PAGE_SIZE;
+	/* 40 bytes of headers, then both pages of @src in one frag */
+	skb_put(skb, 40);
+	skb_add_rx_frag(skb, 0, src, 0, 2 * PAGE_SIZE, 2 * PAGE_SIZE);
+
+	/* the first page, the second page, one off the page boundary */
+	KUNIT_EXPECT_EQ(test, sroce_mr_copy_skb(mr, mr->iova, skb, 40,
+						PAGE_SIZE, SROCE_TO_MR, NULL),
+			0);
+	KUNIT_EXPECT_MEMEQ(test, dst, from, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, sroce_mr_copy_skb(mr, mr->iova, skb,
+						40 + PAGE_SIZE, PAGE_SIZE,
+						SROCE_TO_MR, NULL), 0);
+	KUNIT_EXPECT_MEMEQ(test, dst, from + PAGE_SIZE, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, sroce_mr_copy_skb(mr, mr->iova, skb, 41,
+						PAGE_SIZE, SROCE_TO_MR, NULL),
+			0);
+	KUNIT_EXPECT_MEMEQ(test, dst, from + 1, PAGE_SIZE);
+	/* headers and payload together; into the middle of the MR page */
+	KUNIT_EXPECT_EQ(test, sroce_mr_copy_skb(mr, mr->iova, skb, 0,
+						PAGE_SIZE, SROCE_TO_MR, NULL),
+			0);
+	KUNIT_EXPECT_MEMEQ(test, dst + 40, from, PAGE_SIZE - 40);
+	KUNIT_EXPECT_EQ(test, sroce_mr_copy_skb(mr, mr->iova + 8, skb, 40,
+						PAGE_SIZE - 8, SROCE_TO_MR,
+						NULL), 0);
+	KUNIT_EXPECT_MEMEQ(test, dst + 8, from, PAGE_SIZE - 8);
+	/* past the end of the skb: nothing read beyond it */
+	KUNIT_EXPECT_EQ(test, sroce_mr_copy_skb(mr, mr->iova, skb,
+						41 + PAGE_SIZE, PAGE_SIZE,
+						SROCE_TO_MR, NULL), -EFAULT);
+	kfree_skb(skb);
+}
+
+/*
  * A fast-reg MR over three separate pages: copies of every length
  * around each block boundary land in the right pages; the MR's edges
  * hold; a block list shorter than the MR fails with -EFAULT.
@@ -648,6 +705,7 @@ static struct kunit_case sroce_mr_cases[] = {
 	KUNIT_CASE(mr_range_exhaustive_test),
 	KUNIT_CASE(mr_lookup_test),
 	KUNIT_CASE(mr_copy_test),
+	KUNIT_CASE(mr_copy_skb_page_test),
 	KUNIT_CASE(mr_fast_reg_copy_test),
 	KUNIT_CASE(mr_atomic_test),
 	KUNIT_CASE(mr_sgl_copy_test),
