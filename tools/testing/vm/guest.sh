@@ -22,6 +22,8 @@ set -u
 
 OUT=/run/sroce/out
 TESTS_DIR=${SROCE_TESTS_DIR:-$SROCE_REPO/tools/testing/tests}
+# shellcheck source=done.sh
+. "$SROCE_REPO/tools/testing/vm/done.sh"
 
 # Whatever happens, power off: as PID 1, exiting would panic the kernel.
 poweroff_now() {
@@ -103,9 +105,7 @@ run_test() {
 	kmsg "end $name rc=$rc"
 	cleanup_after "$tap"
 	rm -rf "$dir"
-	# The host polls for NAME.done over 9p: it must never see it empty.
-	echo "rc=$rc secs=$secs timedout=$timedout" >"$OUT/tests/$name.done.tmp"
-	mv "$OUT/tests/$name.done.tmp" "$OUT/tests/$name.done"
+	write_done "$OUT/tests/$name.done" "rc=$rc secs=$secs timedout=$timedout"
 }
 
 # Leftovers of a test must not break the next one.

@@ -34,6 +34,8 @@ OUT=/run/sroce/out
 SYNC=/run/sroce/sync
 TESTS_DIR=$SROCE_REPO/tools/testing/interop
 ENVFILE=/run/sroce/interop.env
+# shellcheck source=done.sh
+. "$SROCE_REPO/tools/testing/vm/done.sh"
 
 poweroff_now() {
 	sync
@@ -56,13 +58,6 @@ export SROCE_REPO SROCE_MODULE_DIR SROCE_MODINDEX
 
 if [ "$SROCE_ROLE" = server ]; then PEER_ROLE=client; else PEER_ROLE=server; fi
 if [ "$SROCE_DEV_TYPE" = sroce ]; then DEV=sroce0; else DEV=rxe0; fi
-
-# write_done NAME TEXT: tests/NAME.done, which the host polls for over 9p;
-# written under another name first so that it never sees it empty.
-write_done() {
-	echo "$2" >"$OUT/tests/$1.done.tmp"
-	mv "$OUT/tests/$1.done.tmp" "$OUT/tests/$1.done"
-}
 
 kmsg() { echo "sroce-harness: $*" >/dev/kmsg; }
 
@@ -227,7 +222,7 @@ run_test() {
 			[ $brc = 2 ] && echo "# the host says the peer VM is gone"
 			echo "1..1"
 		} >>"$tap"
-		write_done "$name" "rc=1 secs=$((SECONDS - start)) timedout=0"
+		write_done "$OUT/tests/$name.done" "rc=1 secs=$((SECONDS - start)) timedout=0"
 		return
 	fi
 	mkdir -p "$SYNC/$name"
@@ -252,7 +247,7 @@ run_test() {
 	{ [ $rc -ne 0 ] || grep -q '^not ok' "$tap"; } && failed=1
 	capture_stop "$name" "$failed"
 	rm -rf "$dir"
-	write_done "$name" "rc=$rc secs=$secs timedout=$timedout"
+	write_done "$OUT/tests/$name.done" "rc=$rc secs=$secs timedout=$timedout"
 }
 
 main() {
@@ -263,7 +258,7 @@ main() {
 	start=$SECONDS
 	# A subshell: tap_done exits.
 	(setup) >"$OUT/tests/setup.tap" 2>&1 </dev/null
-	write_done setup "rc=$? secs=$((SECONDS - start)) timedout=0"
+	write_done "$OUT/tests/setup.done" "rc=$? secs=$((SECONDS - start)) timedout=0"
 	# shellcheck disable=SC1090
 	. "$ENVFILE" 2>/dev/null
 	for name in $SROCE_TESTS; do
