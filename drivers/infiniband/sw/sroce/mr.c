@@ -627,20 +627,22 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 EXPORT_SYMBOL_IF_KUNIT(sroce_mr_copy);
 
 /*
- * Copy the page of @skb's bytes at @off to @to, a page-aligned page, if
- * those bytes are one whole page of a frag, as a payload of a full MTU
- * of 4096 sent from page-aligned memory is.  copy_page() is the kernel's
- * own loop for exactly this; under QEMU's TCG it also moves 8 bytes a
- * step where 6.1's memcpy() ("rep movsb") moves one.
+ * Copy @n bytes of @skb at @off to @to with copy_page(), if they are a
+ * whole page (@to page-aligned) that is one page-aligned page of a frag,
+ * as a payload of a full MTU of 4096 sent from page-aligned memory is.
+ * copy_page() is the kernel's own loop for exactly this; under QEMU's TCG
+ * it also moves 8 bytes a step where 6.1's memcpy() ("rep movsb") moves
+ * one.
  *
- * Return: true if it copied.
+ * Return: true if it copied; false if the bytes are not such a page.
  */
-static bool sroce_skb_copy_page(const struct sk_buff *skb, u32 off, void *to)
+static bool sroce_skb_copy_page(const struct sk_buff *skb, u32 off, void *to,
+				u32 n)
 {
 	const struct skb_shared_info *shinfo = skb_shinfo(skb);
 	u32 head = skb_headlen(skb), i;
 
-	if (off < head)
+	if (n != PAGE_SIZE || !PAGE_ALIGNED(to) || off < head)
 		return false;
 	off -= head;
 	for (i = 0; i < shinfo->nr_frags; i++) {
@@ -687,13 +689,12 @@ static int sroce_skb_xfer(struct sk_buff *skb, u32 off, void *va, u32 n,
 	 * while it is hot; only a program racing with its own transfer can
 	 * make it differ, and that costs it the packet.
 	 */
-	if (dir == SROCE_TO_MR && n == PAGE_SIZE && PAGE_ALIGNED(va) &&
-	    sroce_skb_copy_page(skb, off, va))
-		err = 0;
-	else if (dir == SROCE_TO_MR)
-		err = skb_copy_bits(skb, off, va, n);
-	else
+	if (dir == SROCE_FROM_MR)
 		err = skb_store_bits(skb, off, va, n);
+	else if (sroce_skb_copy_page(skb, off, va, n))
+		err = 0;
+	else
+		err = skb_copy_bits(skb, off, va, n);
 	if (err)
 		return err;
 	if (crc)
