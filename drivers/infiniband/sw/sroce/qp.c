@@ -17,6 +17,7 @@
 #include "srq.h"
 
 static struct workqueue_struct *sroce_wq;
+static struct workqueue_struct *sroce_tx_wq;
 
 /*
  * The engines running on this CPU, innermost last.  They nest on
@@ -42,18 +43,89 @@ int sroce_qp_wq_init(void)
 	 */
 	sroce_wq = alloc_workqueue("sroce", WQ_UNBOUND | WQ_MEM_RECLAIM |
 				   WQ_HIGHPRI, 0);
-	return sroce_wq ? 0 : -ENOMEM;
+	if (!sroce_wq)
+		return -ENOMEM;
+	/* Per CPU: a QP's sending stays on its home CPU (see below). */
+	sroce_tx_wq = alloc_workqueue("sroce_tx", WQ_MEM_RECLAIM | WQ_HIGHPRI,
+				      0);
+	if (!sroce_tx_wq) {
+		destroy_workqueue(sroce_wq);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void sroce_qp_wq_exit(void)
 {
+	destroy_workqueue(sroce_tx_wq);
 	destroy_workqueue(sroce_wq);
 }
 
-/* Have the engine run (again) soon. */
-void sroce_qp_kick(struct sroce_qp *qp)
+/*
+ * A QP's home CPU.  A veth (and lo, and RPS-less receive generally) hands
+ * a packet to the backlog of the CPU that sends it, and each CPU's backlog
+ * is emptied on its own schedule: on 6.1, once ksoftirqd takes over, one
+ * can wait milliseconds while the other is emptied at once.  So packets
+ * of one QP sent from two CPUs overtake each other, and an RC peer takes
+ * the gap for a loss.  While an RC QP has packets in flight (requests not
+ * yet acknowledged, or READ responses being sent) it sends only from the
+ * CPU it sent them from, its home; the work done elsewhere hands the
+ * sending to tx_work on that CPU.  Receiving still runs wherever it is
+ * queued, so placing a payload stays in parallel with producing it.
+ * Loopback to our own GID skips the backlogs and has no home.
+ */
+static bool sroce_qp_in_flight(const struct sroce_qp *qp)
+{
+	return READ_ONCE(qp->comp.psn) != READ_ONCE(qp->req.psn) ||
+	       READ_ONCE(qp->resp.res_send) >= 0;
+}
+
+static int sroce_qp_tx_home(const struct sroce_qp *qp)
+{
+	int cpu = READ_ONCE(qp->tx_cpu);
+
+	if (cpu < 0 || !cpu_online(cpu) || !sroce_qp_in_flight(qp))
+		return -1;
+	return cpu;
+}
+
+/*
+ * May the engine send the QP's requests and responses from this CPU?  If
+ * so, this CPU becomes the QP's home.  Context: the engine.
+ */
+static bool sroce_qp_tx_claim(struct sroce_qp *qp)
+{
+	int home = sroce_qp_tx_home(qp), cpu = smp_processor_id();
+	const struct sroce_av *av = &qp->attr.av;
+
+	if (home >= 0 && home != cpu)
+		return false;
+	if (qp->ibqp.qp_type == IB_QPT_RC &&
+	    !ipv6_addr_equal(&av->daddr, &av->saddr))
+		WRITE_ONCE(qp->tx_cpu, cpu);
+	return true;
+}
+
+static void sroce_qp_kick_home(struct sroce_qp *qp, int cpu)
 {
 	if (!test_bit(SROCE_QPF_DEAD, &qp->flags))
+		queue_work_on(cpu, sroce_tx_wq, &qp->tx_work);
+}
+
+/*
+ * Have the engine run (again) soon: received packets on any CPU, sending
+ * on the QP's home if it has one.
+ */
+void sroce_qp_kick(struct sroce_qp *qp)
+{
+	int home;
+
+	if (test_bit(SROCE_QPF_DEAD, &qp->flags))
+		return;
+	home = sroce_qp_tx_home(qp);
+	if (home >= 0 && skb_queue_empty_lockless(&qp->rx_queue))
+		sroce_qp_kick_home(qp, home);
+	else
 		queue_work(sroce_wq, &qp->work);
 }
 
@@ -223,11 +295,15 @@ static bool sroce_qp_pass(struct sroce_qp *qp)
 		sroce_resp_reorder_expired(qp);
 		sroce_comp_reorder_expired(qp);
 	}
-	if (qp->ibqp.qp_type == IB_QPT_RC &&
-	    sroce_resp_send_reads(qp, SROCE_BUDGET) >= SROCE_BUDGET)
-		busy = true;
-	if (sroce_req_send(qp, SROCE_BUDGET) >= SROCE_BUDGET)
-		busy = true;
+	if (!sroce_qp_tx_claim(qp)) {
+		sroce_qp_kick_home(qp, READ_ONCE(qp->tx_cpu));
+	} else {
+		if (qp->ibqp.qp_type == IB_QPT_RC &&
+		    sroce_resp_send_reads(qp, SROCE_BUDGET) >= SROCE_BUDGET)
+			busy = true;
+		if (sroce_req_send(qp, SROCE_BUDGET) >= SROCE_BUDGET)
+			busy = true;
+	}
 	if (sroce_qp_state(qp) == IB_QPS_ERR &&
 	    test_and_clear_bit(SROCE_QPF_FLUSH, &qp->flags))
 		sroce_qp_flush(qp);
@@ -260,9 +336,8 @@ static bool sroce_qp_run_passes(struct sroce_qp *qp, int passes)
  * ksoftirqd once busy, a thread like this one), where sending on would
  * only lose packets.  Received packets wait meanwhile.
  */
-static void sroce_qp_work(struct work_struct *work)
+static void sroce_qp_work_run(struct sroce_qp *qp)
 {
-	struct sroce_qp *qp = container_of(work, struct sroce_qp, work);
 	bool more = sroce_qp_run_passes(qp, SROCE_WORK_PASSES);
 
 	if (test_bit(SROCE_QPF_TX_FULL, &qp->flags)) {
@@ -277,6 +352,17 @@ static void sroce_qp_work(struct work_struct *work)
 	/* Still more: go round again, letting other work run first. */
 	if (more)
 		sroce_qp_kick(qp);
+}
+
+static void sroce_qp_work(struct work_struct *work)
+{
+	sroce_qp_work_run(container_of(work, struct sroce_qp, work));
+}
+
+/* The same on the QP's home CPU, where its sending runs meanwhile. */
+static void sroce_qp_tx_work(struct work_struct *work)
+{
+	sroce_qp_work_run(container_of(work, struct sroce_qp, tx_work));
 }
 
 /**
@@ -347,7 +433,8 @@ static bool sroce_qp_rx_inline(struct sroce_qp *qp, struct sk_buff *skb)
 	}
 	sroce_qp_receive_one(qp, skb);
 	if (qp->ibqp.qp_type == IB_QPT_RC) {
-		sroce_resp_send_reads(qp, SROCE_INLINE_RESP_PKTS);
+		if (sroce_qp_tx_claim(qp))
+			sroce_resp_send_reads(qp, SROCE_INLINE_RESP_PKTS);
 		sroce_resp_send_ack(qp);
 	}
 	more = sroce_qp_has_work(qp);
@@ -566,6 +653,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	spin_lock_init(&qp->state_lock);
 	spin_lock_init(&qp->engine_lock);
 	INIT_WORK(&qp->work, sroce_qp_work);
+	INIT_WORK(&qp->tx_work, sroce_qp_tx_work);
+	qp->tx_cpu = -1;
 	skb_queue_head_init(&qp->rx_queue);
 	timer_setup(&qp->retrans_timer, sroce_retrans_timer_fn, 0);
 	timer_setup(&qp->rnr_timer, sroce_rnr_timer_fn, 0);
@@ -816,6 +905,12 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	del_timer_sync(&qp->retrans_timer);
 	del_timer_sync(&qp->rnr_timer);
 	hrtimer_cancel(&qp->reorder_timer);
+	/*
+	 * Each work item may have queued the other before it saw DEAD;
+	 * whatever runs after these three queues nothing.
+	 */
+	cancel_work_sync(&qp->work);
+	cancel_work_sync(&qp->tx_work);
 	cancel_work_sync(&qp->work);
 	skb_queue_purge(&qp->rx_queue);
 	__skb_queue_purge(&qp->comp.held);

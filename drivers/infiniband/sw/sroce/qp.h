@@ -16,7 +16,10 @@
  * packet is taken in by whoever delivers it -- softirq, or on loopback
  * the sender's engine -- if the engine is free (sroce_qp_rx_deliver()).
  * Both only try the lock; when it is taken they queue the work instead.
- * Timers only set a flag bit and queue the work.
+ * Timers only set a flag bit and queue the work.  While an RC QP has
+ * packets in flight its sending stays on one CPU, its home, where
+ * qp->tx_work runs the engine (qp.c, "A QP's home CPU"), so that a
+ * veth's per-CPU backlogs do not reorder its packets.
  *
  * Lifetime: the receive path finds QPs under RCU (xa_load on the device's
  * QP table) and only queues to them inside the RCU read section; destroy
@@ -360,6 +363,10 @@ struct sroce_resp {
  *	while they change what it uses
  * @engine_busy: @engine_lock is held; read locklessly by the receive path
  * @work: the engine, see the top of this file
+ * @tx_work: the engine on @tx_cpu, for an RC QP's sending while it has
+ *	packets in flight (qp.c, "A QP's home CPU")
+ * @tx_cpu: the CPU the QP last sent requests or READ responses from, -1
+ *	if never or on loopback
  * @flags: enum sroce_qp_flag bits
  * @rx_queue: received packets waiting for the engine
  * @rx_streak: messages received since the requester last started one;
@@ -393,6 +400,8 @@ struct sroce_qp {
 	spinlock_t engine_lock;		/* the engine; see above */
 	bool engine_busy;
 	struct work_struct work;
+	struct work_struct tx_work;
+	int tx_cpu;
 	unsigned long flags;
 	struct sk_buff_head rx_queue;
 	u8 rx_streak;
