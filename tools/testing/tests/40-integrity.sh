@@ -157,15 +157,24 @@ sroce0_counter() {
 	cat /sys/class/infiniband/sroce0/ports/1/hw_counters/"$1"
 }
 
+# sroce0 has sent more than $1 packets.
+sroce0_sent_more() {
+	[ "$(sroce0_counter tx_packets)" -gt "$1" ]
+}
+
 # A token bucket on veth0 whose queue overflows on every burst: its drops
 # reach sroce as NET_XMIT_DROP, so sroce0 pauses and sends those packets
-# again (tx_queue_full) instead of leaving them to go-back-N.
+# again (tx_queue_full) instead of leaving them to go-back-N.  The rate
+# must be below what sroce sends, and high enough that an ACK for 64
+# packets still comes within the tester's ACK timeout (67 ms): the debug
+# kernel sends about 3 MB/s, the stock ones over 50.
 run_queue_full() {
-	local before server client
+	local before server client rate=400mbit
 
+	case $KVER in *-sroce-debug) rate=16mbit ;; esac
 	# The stock kernels have tbf as a module, the debug kernel built in.
 	modprobe sch_tbf 2>/dev/null
-	if ! run_ns ns0 tc qdisc add dev veth0 root tbf rate 400mbit burst 16kb limit 16kb; then
+	if ! run_ns ns0 tc qdisc add dev veth0 root tbf rate $rate burst 16kb limit 16kb; then
 		skip "a full transmit queue" "no tbf qdisc"
 		return
 	fi
@@ -183,11 +192,13 @@ run_queue_full() {
 	run_ns ns1 timeout 120 ibv_rc_pingpong -d sroce1 -g "$(gid_of sroce1 10.0.0.2)" \
 		-p 18600 -n 1000000 >/dev/null 2>&1 &
 	server=$!
-	sleep 1
+	poll_until 30 run_ns ns1 sh -c 'ss -Hltn "sport = :18600" | grep -q .'
+	before=$(sroce0_counter tx_packets)
 	run_ns ns0 timeout 120 ibv_rc_pingpong -d sroce0 -g "$(gid_of sroce0 10.0.0.1)" \
 		-p 18600 -n 1000000 10.0.0.2 >pingpong.log 2>&1 &
 	client=$!
-	sleep 4
+	# Well into the ping-pong (the debug kernel takes a while to start).
+	poll_until 60 sroce0_sent_more $((before + 200))
 	before=$(sroce0_counter tx_queue_full)
 	if ! run_ns ns0 tc qdisc add dev veth0 root pfifo limit 0; then
 		skip "a transmit queue that drops everything" "no pfifo qdisc"
