@@ -77,7 +77,21 @@ void sroce_qp_wq_exit(void)
 static bool sroce_qp_in_flight(const struct sroce_qp *qp)
 {
 	return READ_ONCE(qp->comp.psn) != READ_ONCE(qp->req.psn) ||
-	       READ_ONCE(qp->resp.res_send) >= 0;
+	       (READ_ONCE(qp->resp.res_send) >= 0 &&
+		READ_ONCE(qp->resp.streaming));
+}
+
+/*
+ * After the responder sent @sent READ or atomic response packets: are
+ * responses streaming, some out and more to follow?  A READ that finds
+ * the responder idle is not: its first response may leave from where the
+ * request came in (sroce_qp_rx_inline()), which a small READ's latency
+ * needs; a READ behind others keeps their home.
+ */
+static void sroce_qp_note_responses(struct sroce_qp *qp, int sent)
+{
+	WRITE_ONCE(qp->resp.streaming, qp->resp.res_send >= 0 &&
+		   (sent > 0 || qp->resp.streaming));
 }
 
 static int sroce_qp_tx_home(const struct sroce_qp *qp)
@@ -282,6 +296,7 @@ static bool sroce_engine_held_here(const struct sroce_qp *qp)
 static bool sroce_qp_pass(struct sroce_qp *qp)
 {
 	bool busy;
+	int sent;
 
 	if (test_bit(SROCE_QPF_DEAD, &qp->flags))
 		return false;
@@ -298,9 +313,12 @@ static bool sroce_qp_pass(struct sroce_qp *qp)
 	if (!sroce_qp_tx_claim(qp)) {
 		sroce_qp_kick_home(qp, READ_ONCE(qp->tx_cpu));
 	} else {
-		if (qp->ibqp.qp_type == IB_QPT_RC &&
-		    sroce_resp_send_reads(qp, SROCE_BUDGET) >= SROCE_BUDGET)
-			busy = true;
+		if (qp->ibqp.qp_type == IB_QPT_RC) {
+			sent = sroce_resp_send_reads(qp, SROCE_BUDGET);
+			sroce_qp_note_responses(qp, sent);
+			if (sent >= SROCE_BUDGET)
+				busy = true;
+		}
 		if (sroce_req_send(qp, SROCE_BUDGET) >= SROCE_BUDGET)
 			busy = true;
 	}
@@ -422,6 +440,7 @@ static bool sroce_qp_rx_inline_ok(struct sroce_qp *qp, struct sk_buff *skb)
 static bool sroce_qp_rx_inline(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	bool more;
+	int sent;
 
 	if (!spin_trylock_bh(&qp->engine_lock))
 		return false;
@@ -433,8 +452,10 @@ static bool sroce_qp_rx_inline(struct sroce_qp *qp, struct sk_buff *skb)
 	}
 	sroce_qp_receive_one(qp, skb);
 	if (qp->ibqp.qp_type == IB_QPT_RC) {
-		if (sroce_qp_tx_claim(qp))
-			sroce_resp_send_reads(qp, SROCE_INLINE_RESP_PKTS);
+		if (sroce_qp_tx_claim(qp)) {
+			sent = sroce_resp_send_reads(qp, SROCE_INLINE_RESP_PKTS);
+			sroce_qp_note_responses(qp, sent);
+		}
 		sroce_resp_send_ack(qp);
 	}
 	more = sroce_qp_has_work(qp);

@@ -323,6 +323,8 @@ struct sroce_resp_res {
  * @nres: entries in @res
  * @res_head: next entry of @res to use
  * @res_send: index of the READ whose responses are being sent, or -1
+ * @streaming: responses have left and more are to follow (the engine's;
+ *	read locklessly for the QP's home CPU, qp.c)
  * @held: requests past a gap at @psn, in PSN order, waiting for it
  */
 struct sroce_resp {
@@ -345,6 +347,7 @@ struct sroce_resp {
 	u32 nres;
 	u32 res_head;
 	int res_send;
+	bool streaming;
 	struct sk_buff_head held;
 };
 
