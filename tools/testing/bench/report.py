@@ -20,6 +20,7 @@ memcpy of the same size in sroce's VM.  See Documentation/benchmarks.rst.
 import argparse
 import collections
 import csv
+import math
 import os
 import re
 import statistics
@@ -94,13 +95,16 @@ class Stat:
 
     def add(self, value):
         self.runs += 1
-        if value == "inf":
+        try:
+            number = float(value)
+        except ValueError:
+            return
+        # perftest prints inf (a latency) or 0.00 (a bandwidth) when its
+        # cycle-counter timing failed; the run itself moved its data.
+        if math.isinf(number) or number == 0:
             self.inf += 1
             return
-        try:
-            self.values.append(float(value))
-        except ValueError:
-            pass
+        self.values.append(number)
 
     @property
     def median(self):
@@ -108,7 +112,8 @@ class Stat:
 
     def cell(self, unit):
         if not self.values:
-            why = "%d printed inf" % self.inf if self.inf else "failed"
+            why = ("%d printed inf or 0" % self.inf if self.inf
+                   else "failed")
             return "– (%d runs: %s)" % (self.runs, why) if self.runs else "–"
         fmt = UNIT_FMT.get(unit, "{:.3g}")
         text = fmt.format(self.median)
@@ -236,7 +241,9 @@ class Report:
                 for test, size, qps in self.points:
                     for unit in units_of(test):
                         s = self.stat(kernel, driver, topo, test, size, qps, unit)
-                        if s.median is None:
+                        # Runs whose timing perftest botched did run (the
+                        # guest fails a run that did not): shown, not missing.
+                        if s.median is None and not s.inf:
                             self.missing.append("%s %s %s %s %d %dQP %s" % (
                                 kernel, driver, topo, test, size, qps, unit))
         for driver in DRIVERS:
