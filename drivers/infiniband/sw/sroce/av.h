@@ -8,6 +8,7 @@
 
 #include <linux/etherdevice.h>
 #include <linux/in6.h>
+#include <net/ipv6.h>
 #include <rdma/ib_verbs.h>
 
 /**
@@ -47,6 +48,12 @@ struct sroce_ah {
 };
 
 struct sroce_dev;
+
+/* A path to one of our own GIDs: sroce_tx() skips the IP stack. */
+static inline bool sroce_av_is_loopback(const struct sroce_av *av)
+{
+	return ipv6_addr_equal(&av->daddr, &av->saddr);
+}
 
 int sroce_av_from_attr(struct sroce_av *av, const struct rdma_ah_attr *attr);
 void sroce_av_to_attr(const struct sroce_av *av, struct rdma_ah_attr *attr);

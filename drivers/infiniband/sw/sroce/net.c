@@ -186,7 +186,7 @@ int sroce_tx(struct sroce_qp *qp, const struct sroce_av *av,
 	sroce_count(sdev, SROCE_CNT_TX_PACKETS);
 
 	/* The receive path counts what it drops. */
-	if (ipv6_addr_equal(&av->daddr, &av->saddr)) {
+	if (sroce_av_is_loopback(av)) {
 		sroce_loopback(sdev, skb);
 		return 0;
 	}

@@ -110,12 +110,11 @@ static int sroce_qp_tx_home(const struct sroce_qp *qp)
 static bool sroce_qp_tx_claim(struct sroce_qp *qp)
 {
 	int home = sroce_qp_tx_home(qp), cpu = smp_processor_id();
-	const struct sroce_av *av = &qp->attr.av;
 
 	if (home >= 0 && home != cpu)
 		return false;
 	if (qp->ibqp.qp_type == IB_QPT_RC &&
-	    !ipv6_addr_equal(&av->daddr, &av->saddr))
+	    !sroce_av_is_loopback(&qp->attr.av))
 		WRITE_ONCE(qp->tx_cpu, cpu);
 	return true;
 }
