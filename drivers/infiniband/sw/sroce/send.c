@@ -585,6 +585,12 @@ int sroce_req_send(struct sroce_qp *qp, int budget)
 			if (sroce_wr_is_local(wqe->wr.opcode)) {
 				sroce_req_local(qp, wqe);
 				qp->req.next++;
+				/*
+				 * Retire it now: a local operation right
+				 * behind waits for this one to retire, and
+				 * nothing would run the engine again for it.
+				 */
+				sroce_sq_retire(qp);
 				continue;
 			}
 			sroce_wqe_start(qp, wqe);
