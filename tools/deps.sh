@@ -62,6 +62,8 @@ PKGS=(
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev librdmacm-dev
 	perftest rdmacm-utils python3-pyverbs infiniband-diags
 	iproute2 tcpdump sparse nvme-cli
+	nfs-kernel-server nfs-common rpcbind targetcli-fb dbus-daemon
+	open-iscsi srptools fio
 	python3-matplotlib
 )
 

@@ -212,6 +212,21 @@ require_sroce() {
 	tap_done
 }
 
+# The kernel-ULP tests (33-36) run on sroce; SROCE_ULP_DRIVER=rxe runs
+# them on rdma_rxe instead, to compare (the device keeps its sroceN name).
+ULP_LINK_TYPE=${SROCE_ULP_DRIVER:-sroce}
+
+# require_ulp_device: require_sroce, or rdma_rxe under SROCE_ULP_DRIVER=rxe.
+require_ulp_device() {
+	if [ "$ULP_LINK_TYPE" = sroce ]; then
+		require_sroce
+		return
+	fi
+	modprobe "rdma_$ULP_LINK_TYPE" && return 0
+	not_ok "rdma_$ULP_LINK_TYPE loads"
+	tap_done
+}
+
 sroce_load() { modprobe sroce "$@"; }
 sroce_unload() { rmmod sroce; }
 

@@ -12,7 +12,7 @@
 # nvmet and nvme-rdma open their rdma_cm IDs in the initial namespace, so
 # the device lives there, on a veth, talking to itself.
 . "$(dirname "$0")/../lib.sh"
-require_sroce
+require_ulp_device
 
 NQN=nqn.2026-12.org.sroce:test
 HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:5b1c3d2e-0d7a-4c39-9a51-3c1f7e2a9b10
@@ -46,7 +46,7 @@ ip link add veth0 type veth peer name veth1 &&
 	ip addr add fd00::1/64 dev veth0 nodad &&
 	ip link set veth0 up && ip link set veth1 up
 check "sroce0 on veth0 in the initial namespace" \
-	rdma link add sroce0 type sroce netdev veth0
+	rdma link add sroce0 type "$ULP_LINK_TYPE" netdev veth0
 poll_until 10 rdma_gid_index sroce0 1 10.0.0.1
 poll_until 10 rdma_gid_index sroce0 1 fd00::1
 

@@ -21,7 +21,7 @@
 # export live on tmpfs.  The export is fsid=0, so NFSv4 clients mount
 # "/" and NFSv3 clients the export's path.
 . "$(dirname "$0")/../lib.sh"
-require_sroce
+require_ulp_device
 
 EXPORT=/tmp/nfs-export
 MNT=/tmp/nfs-mnt
@@ -67,9 +67,9 @@ ip netns add ns1 &&
 	_topo_addr ns1 veth1 10.0.0.2 fd00::2 &&
 	poll_until 10 _topo_ready ns1
 check "sroce0 on veth0 (the server's side)" \
-	rdma link add sroce0 type sroce netdev veth0
+	rdma link add sroce0 type "$ULP_LINK_TYPE" netdev veth0
 check "sroce1 on veth1 in ns1 (a remote client)" \
-	run_ns ns1 rdma link add sroce1 type sroce netdev veth1
+	run_ns ns1 rdma link add sroce1 type "$ULP_LINK_TYPE" netdev veth1
 poll_until 10 rdma_gid_index sroce0 1 fd00::1
 poll_until 10 rdma_gid_index sroce1 1 fd00::2
 

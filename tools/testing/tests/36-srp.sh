@@ -16,7 +16,7 @@
 # ib_srpt and ib_srp work in the initial namespace; the device sits on a
 # veth there, talking to itself, as in 33-nvmeof.
 . "$(dirname "$0")/../lib.sh"
-require_sroce
+require_ulp_device
 
 CFS=/sys/kernel/config/target
 CM_PORT=5555
@@ -71,7 +71,7 @@ ip link add veth0 type veth peer name veth1 &&
 	ip addr add 10.0.0.1/24 dev veth0 &&
 	ip addr add fd00::1/64 dev veth0 nodad &&
 	ip link set veth0 up && ip link set veth1 up
-check "sroce0 on veth0" rdma link add sroce0 type sroce netdev veth0
+check "sroce0 on veth0" rdma link add sroce0 type "$ULP_LINK_TYPE" netdev veth0
 poll_until 10 rdma_gid_index sroce0 1 10.0.0.1
 poll_until 10 rdma_gid_index sroce0 1 fd00::1
 
