@@ -22,6 +22,15 @@ require_sroce
 
 KUNIT_DIR=/sys/kernel/debug/kunit
 
+# The sroce_kverbs suite posts kernel verbs to a live device: sroce0 on a
+# veth with an IPv4 address (it skips its cases without one).
+ip link add kveth0 type veth peer name kveth1 &&
+	ip addr add 10.9.0.1/24 dev kveth0 &&
+	ip link set kveth0 up && ip link set kveth1 up
+check "sroce0 on kveth0, for the kernel verbs suite" \
+	rdma link add sroce0 type sroce netdev kveth0
+poll_until 10 rdma_gid_index sroce0 1 10.9.0.1
+
 if ! check "modprobe sroce_kunit (runs the suites)" modprobe sroce_kunit; then
 	tap_done
 fi
@@ -59,5 +68,7 @@ while IFS= read -r line; do
 done < <(printf '%s\n' "$ktap" | sed -n 's/^    \([^ ]\)/\1/p')
 
 check "rmmod sroce_kunit" rmmod sroce_kunit
+check "sroce0 deleted" rdma link delete sroce0
+ip link del kveth0
 check "rmmod sroce" sroce_unload
 tap_done
