@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# timeout: 600
+# timeout: 900
 #
 # Kernel ULPs on sroce: an NVMe over RDMA target (nvmet-rdma, a file on
 # tmpfs as its namespace) and the host driver (nvme-rdma) connect through
@@ -45,6 +45,8 @@ ip link add veth0 type veth peer name veth1 &&
 	ip addr add 10.0.0.1/24 dev veth0 &&
 	ip addr add fd00::1/64 dev veth0 nodad &&
 	ip link set veth0 up && ip link set veth1 up
+# The link-loss case takes veth0 down and up: keep its IPv6 address.
+sysctl -qw net.ipv6.conf.veth0.keep_addr_on_down=1
 check "sroce0 on veth0 in the initial namespace" \
 	rdma link add sroce0 type "$ULP_LINK_TYPE" netdev veth0
 poll_until 10 rdma_gid_index sroce0 1 10.0.0.1
@@ -131,4 +133,93 @@ check "nvmet: RDMA port on 10.0.0.1:4420" target_port 1 ipv4 10.0.0.1
 round 10.0.0.1
 check "nvmet: RDMA port on [fd00::1]:4420" target_port 2 ipv6 fd00::1
 round fd00::1
+
+# --- Two controllers at once (one per port: two paths to the namespace),
+# two I/O queues each, fio verifying at queue depth 16 while one
+# controller is reset, then while port 1 is taken away and given back,
+# then while the link goes down for a while.  Native multipath keeps the
+# I/O going on the other path; the one that went away must come back.
+
+# connect ADDR: a controller to ADDR with 2 I/O queues, quick reconnects.
+connect() {
+	nvme connect -t rdma -a "$1" -s 4420 -n "$NQN" --hostnqn="$HOSTNQN" \
+		--hostid="$HOSTID" --nr-io-queues=2 --queue-size=32 \
+		--reconnect-delay=1 --ctrl-loss-tmo=60 --keep-alive-tmo=5
+}
+
+# ctrl_of ADDR: the controller (nvmeN) connected to ADDR.
+ctrl_of() {
+	local c
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(cat "$c/subsysnqn" 2>/dev/null)" = "$NQN" ] || continue
+		grep -q "traddr=$1," "$c/address" 2>/dev/null && { echo "${c##*/}"; return 0; }
+	done
+	return 1
+}
+
+# live ADDR: the controller to ADDR is live.
+live() {
+	local c
+	c=$(ctrl_of "$1") && [ "$(cat "/sys/class/nvme/$c/state")" = live ]
+}
+
+# fio_bg NAME: fio verifying 4 KiB random writes at depth 16, for a while.
+fio_bg() {
+	fio --name="$1" --filename="$dev" --rw=randwrite --bs=4k --size=8M \
+		--ioengine=libaio --iodepth=16 --direct=1 --verify=crc32c \
+		--do_verify=1 --verify_fatal=1 --time_based --runtime=20 \
+		--group_reporting >"/tmp/nvme-$1.log" 2>&1 &
+	fio_pid=$!
+}
+
+fio_done() {
+	if wait "$fio_pid"; then
+		ok "$1: fio verified every block"
+		diag "$(grep -E 'WRITE:|READ:' "/tmp/nvme-$2.log")"
+	else
+		not_ok "$1: fio verified every block" "$(tail -n 20 "/tmp/nvme-$2.log")"
+	fi
+}
+
+if ! command -v fio >/dev/null; then
+	skip "NVMe-oF under resets and link loss" "fio is not installed"
+	tap_done
+fi
+check "two controllers at once (IPv4 and IPv6 paths)" \
+	bash -c "$(declare -f connect); NQN=$NQN HOSTNQN=$HOSTNQN HOSTID=$HOSTID;
+		connect 10.0.0.1 && connect fd00::1"
+poll_until 20 live 10.0.0.1 && poll_until 20 live fd00::1
+poll_until 20 nvme_blockdev
+dev=$(nvme_blockdev)
+check_output "each controller has 2 I/O queues and its admin queue" '^3 3$' \
+	bash -c "echo \$(cat /sys/class/nvme/$(ctrl_of 10.0.0.1)/queue_count \
+		/sys/class/nvme/$(ctrl_of fd00::1)/queue_count)"
+
+fio_bg reset
+sleep 4
+c=$(ctrl_of 10.0.0.1)
+check "nvme reset $c with I/O in flight" nvme reset "/dev/$c"
+wait_for "controller to 10.0.0.1 live again after the reset" 30 live 10.0.0.1
+fio_done "reset" reset
+
+fio_bg portflap
+sleep 4
+check "port 1 taken away with I/O in flight" rm "$CFS/ports/1/subsystems/$NQN"
+sleep 4
+check "port 1 given back" ln -s "$CFS/subsystems/$NQN" "$CFS/ports/1/subsystems/$NQN"
+wait_for "controller to 10.0.0.1 reconnects" 40 live 10.0.0.1
+fio_done "port down and up" portflap
+
+fio_bg linkflap
+sleep 3
+check "veth0 down with I/O in flight" ip link set veth0 down
+sleep 8
+check "veth0 up again" ip link set veth0 up
+poll_until 10 rdma_gid_index sroce0 1 10.0.0.1
+wait_for "both controllers live again (keep-alive, reconnect)" 60 \
+	bash -c "$(declare -f ctrl_of live); NQN=$NQN; live 10.0.0.1 && live fd00::1"
+fio_done "link down and up" linkflap
+
+check "nvme disconnect of both controllers" nvme disconnect -n "$NQN"
+check "the host has no controller left" bash -c '! ls /sys/class/nvme/nvme* >/dev/null 2>&1'
 tap_done
