@@ -21,6 +21,8 @@
 # export live on tmpfs.  The export is fsid=0, so NFSv4 clients mount
 # "/" and NFSv3 clients the export's path.
 . "$(dirname "$0")/../lib.sh"
+# shellcheck source=../ulp.sh
+. "$(dirname "$0")/../ulp.sh"
 require_ulp_device
 
 EXPORT=/tmp/nfs-export
@@ -73,23 +75,7 @@ check "sroce1 on veth1 in ns1 (a remote client)" \
 poll_until 10 rdma_gid_index sroce0 1 fd00::1
 poll_until 10 rdma_gid_index sroce1 1 fd00::2
 
-# nfsd_start: nfsd with a 10 s NFSv4 grace period (the shortest), its
-# state on tmpfs, rpcbind and mountd for NFSv3, TCP and RDMA listeners.
-nfsd_start() {
-	mount -t tmpfs -o mode=755 tmpfs /var/lib/nfs &&
-		mkdir -p /var/lib/nfs/v4recovery /var/lib/nfs/rpc_pipefs "$EXPORT" &&
-		touch /var/lib/nfs/etab /var/lib/nfs/rmtab &&
-		{ mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd; } &&
-		echo 10 >/proc/fs/nfsd/nfsv4leasetime &&
-		echo 10 >/proc/fs/nfsd/nfsv4gracetime &&
-		{ rpcbind -w 2>/dev/null || rpcbind; } &&
-		exportfs -o rw,no_root_squash,fsid=0,insecure,no_subtree_check,sync \
-			"*:$EXPORT" &&
-		rpc.mountd &&
-		rpc.nfsd 8 &&
-		echo "rdma $PORT" >/proc/fs/nfsd/portlist
-}
-check "nfsd: started, exporting $EXPORT" nfsd_start
+check "nfsd: started, exporting $EXPORT" nfsd_start "$EXPORT" 8
 check_output "nfsd listens on RDMA port $PORT" "rdma $PORT" cat /proc/fs/nfsd/portlist
 # Let the grace period pass: v4 OPENs wait for it.
 sleep 11
@@ -142,8 +128,9 @@ mount_src() {
 # check the mount is over RDMA, do the I/O, unmount.  From ns1 all of it
 # runs in one "ip netns exec", whose mount namespace the mount lives in.
 round() {
-	local ns=$1 vers=$2 addr=$3 where out rc
-	local script="mkdir -p $MNT &&
+	local ns=$1 vers=$2 addr=$3 where out rc script
+
+	script="mkdir -p $MNT &&
 		mount -t nfs -o $(mount_opts "$vers" "$addr") $(mount_src "$vers" "$addr") $MNT &&
 		grep -q ' $MNT nfs.*proto=rdma' /proc/mounts || { echo 'not mounted over RDMA'; exit 1; }
 		$(declare -f nfs_io); EXPORT=$EXPORT
@@ -218,33 +205,17 @@ echo "+memory" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
 check "NFSv4.2 loopback: 64 MiB through a 16 MiB page cache, 8 files at once" \
 	big_and_parallel
 
-# fio, if installed: 4 KiB random writes with verification, and the rate.
-if command -v fio >/dev/null; then
-	mkdir -p "$MNT"
-	mount -t nfs -o "$(mount_opts 4.2 10.0.0.1)" "$(mount_src 4.2 10.0.0.1)" "$MNT"
-	check_output "fio: 4 KiB random writes, iodepth 8, verified" \
-		'WRITE: bw=' fio --name=nfs --directory="$MNT" --rw=randwrite \
-		--bs=4k --size=8M --ioengine=libaio --iodepth=8 --direct=1 \
-		--verify=crc32c --do_verify=1 --verify_fatal=1 --group_reporting
-	diag "$(grep -E 'WRITE:|READ:' <<<"$CHECK_OUTPUT")"
-	check_output "fio: 1 MiB sequential writes, verified" \
-		'WRITE: bw=' fio --name=nfsseq --directory="$MNT" --rw=write \
-		--bs=1M --size=32M --ioengine=libaio --iodepth=4 --direct=1 \
-		--verify=crc32c --do_verify=1 --verify_fatal=1 --group_reporting
-	diag "$(grep -E 'WRITE:|READ:' <<<"$CHECK_OUTPUT")"
-	rm -f "$MNT"/nfs*
-	umount "$MNT"
-else
-	skip "fio runs" "fio is not installed"
-fi
+# fio over NFSv4.2: 4 KiB random and 1 MiB sequential writes, verified.
+mkdir -p "$MNT"
+mount -t nfs -o "$(mount_opts 4.2 10.0.0.1)" "$(mount_src 4.2 10.0.0.1)" "$MNT"
+ulp_fio nfs4k "$MNT" randwrite 4k 8M 8
+ulp_fio nfs1m "$MNT" write 1M 32M 4
+rm -f "$MNT"/nfs*
+umount "$MNT"
 
 # Teardown: nothing mounted, nfsd stops, every module unloads.
 check "no NFS mount is left" bash -c "! grep -qE ' nfs4? ' /proc/mounts"
-check "nfsd stops" rpc.nfsd 0
-exportfs -ua
-pkill -x rpc.mountd
-pkill -x rpcbind
-umount /proc/fs/nfsd
+check "nfsd stops" nfsd_stop
 check "sroce1 deleted" run_ns ns1 rdma link delete sroce1
 check "sroce0 deleted" rdma link delete sroce0
 check "rpcrdma unloads" modprobe -r rpcrdma

@@ -12,6 +12,8 @@
 # The guest's root is read-only: /etc/iscsi (the initiator's node
 # database) and targetcli's state are on tmpfs.
 . "$(dirname "$0")/../lib.sh"
+# shellcheck source=../ulp.sh
+. "$(dirname "$0")/../ulp.sh"
 require_ulp_device
 
 IQN=iqn.2026-12.org.sroce:iser
@@ -108,20 +110,8 @@ if poll_until 30 iser_disk; then
 	check "read back, 4 KiB direct I/O, compare" bash -c \
 		"dd if=$dev of=/tmp/iser-back.bin bs=4k count=4096 iflag=direct status=none &&
 		 cmp /tmp/iser-pat.bin /tmp/iser-back.bin"
-	if command -v fio >/dev/null; then
-		check_output "fio 4 KiB random writes, iodepth 16, verified" \
-			'WRITE: bw=' fio --name=iser4k --filename="$dev" --rw=randwrite \
-			--bs=4k --size=16M --ioengine=libaio --iodepth=16 --direct=1 \
-			--verify=crc32c --do_verify=1 --verify_fatal=1 --group_reporting
-		diag "$(grep -E 'WRITE:|READ:' <<<"$CHECK_OUTPUT")"
-		check_output "fio 1 MiB sequential writes, iodepth 4, verified" \
-			'WRITE: bw=' fio --name=iser1m --filename="$dev" --rw=write \
-			--bs=1M --size=64M --ioengine=libaio --iodepth=4 --direct=1 \
-			--verify=crc32c --do_verify=1 --verify_fatal=1 --group_reporting
-		diag "$(grep -E 'WRITE:|READ:' <<<"$CHECK_OUTPUT")"
-	else
-		skip "fio runs" "fio is not installed"
-	fi
+	ulp_fio iser4k "$dev" randwrite 4k 16M 16
+	ulp_fio iser1m "$dev" write 1M 64M 4
 else
 	not_ok "iSER disk" "none appeared" "$(dmesg | tail -n 20)"
 fi

@@ -16,6 +16,8 @@
 # ib_srpt and ib_srp work in the initial namespace; the device sits on a
 # veth there, talking to itself, as in 33-nvmeof.
 . "$(dirname "$0")/../lib.sh"
+# shellcheck source=../ulp.sh
+. "$(dirname "$0")/../ulp.sh"
 require_ulp_device
 
 CFS=/sys/kernel/config/target
@@ -106,19 +108,6 @@ target_setup() {
 check "ib_srpt: a ${MIB} MiB ramdisk LUN on port $TPORT, RDMA/CM port $CM_PORT" \
 	target_setup
 
-# The SCSI disk behind an SRP remote port, once it shows up.
-srp_disk() {
-	local h d
-	for h in /sys/class/srp_remote_ports/port-*; do
-		h=${h##*/port-}
-		h=${h%%:*}
-		for d in /sys/class/scsi_device/"$h":*/device/block/*; do
-			[ -b "/dev/${d##*/}" ] && { echo "/dev/${d##*/}"; return 0; }
-		done
-	done
-	return 1
-}
-
 # round DEST: log in to DEST (ip:port), check the disk, log out.
 round() {
 	local dest=$1 src=$2 guid gid dev
@@ -144,18 +133,8 @@ round() {
 		"dd if=/tmp/srp-pat.bin of=$dev bs=4k count=1024 seek=4096 oflag=direct status=none &&
 		 dd if=$dev of=/tmp/srp-back.bin bs=1M skip=16 count=4 iflag=direct status=none &&
 		 cmp /tmp/srp-back.bin <(head -c $((4 << 20)) /tmp/srp-pat.bin)"
-	if command -v fio >/dev/null; then
-		check_output "$dest: fio 4 KiB random writes, iodepth 16, verified" \
-			'WRITE: bw=' fio --name=srp4k --filename="$dev" --rw=randwrite \
-			--bs=4k --size=16M --ioengine=libaio --iodepth=16 --direct=1 \
-			--verify=crc32c --do_verify=1 --verify_fatal=1 --group_reporting
-		diag "$(grep -E 'WRITE:|READ:' <<<"$CHECK_OUTPUT")"
-		check_output "$dest: fio 1 MiB sequential writes, iodepth 4, verified" \
-			'WRITE: bw=' fio --name=srp1m --filename="$dev" --rw=write \
-			--bs=1M --size=${MIB}M --ioengine=libaio --iodepth=4 --direct=1 \
-			--verify=crc32c --do_verify=1 --verify_fatal=1 --group_reporting
-		diag "$(grep -E 'WRITE:|READ:' <<<"$CHECK_OUTPUT")"
-	fi
+	ulp_fio "srp4k over $dest" "$dev" randwrite 4k 16M 16
+	ulp_fio "srp1m over $dest" "$dev" write 1M ${MIB}M 4
 	check "$dest: log out" srp_logout
 	rm -f /tmp/srp-*.bin
 }

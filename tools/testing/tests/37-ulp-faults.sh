@@ -16,6 +16,8 @@
 # taken away from under a connected ULP (rdma link delete, netdev
 # removal): the ULP sees the device go, nothing hangs or leaks.
 . "$(dirname "$0")/../lib.sh"
+# shellcheck source=../ulp.sh
+. "$(dirname "$0")/../ulp.sh"
 require_ulp_device
 
 NQN=nqn.2026-12.org.sroce:faults
@@ -169,17 +171,6 @@ else
 fi
 
 # --- SRP: ib_srpt on sroce0, ib_srp from sroce1
-srp_disk() {
-	local h d
-	for h in /sys/class/srp_remote_ports/port-*; do
-		h=${h##*/port-}
-		h=${h%%:*}
-		for d in /sys/class/scsi_device/"$h":*/device/block/*; do
-			[ -b "/dev/${d##*/}" ] && { echo "/dev/${d##*/}"; return 0; }
-		done
-	done
-	return 1
-}
 # srp_acl TPG ADDR: let the initiator at ADDR in.  ib_srpt names an RDMA/CM
 # initiator by its own cm_id's source address, which on the passive side
 # of this kernel's srpt is the target's address: allow both.
@@ -238,21 +229,9 @@ else
 fi
 
 # --- NFS: the server on sroce2 (10.0.1.1), the client in ns1 on sroce3
-nfs_server() {
-	mkdir -p /tmp/ulpf-export &&
-		mount -t tmpfs -o mode=755 tmpfs /var/lib/nfs &&
-		mkdir -p /var/lib/nfs/v4recovery /var/lib/nfs/rpc_pipefs &&
-		touch /var/lib/nfs/etab /var/lib/nfs/rmtab &&
-		{ mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd; } &&
-		echo 10 >/proc/fs/nfsd/nfsv4leasetime && echo 10 >/proc/fs/nfsd/nfsv4gracetime &&
-		{ rpcbind -w 2>/dev/null || rpcbind; } &&
-		exportfs -o rw,no_root_squash,fsid=0,insecure,no_subtree_check,sync \
-			"*:/tmp/ulpf-export" &&
-		rpc.mountd && rpc.nfsd 4 && echo "rdma 20049" >/proc/fs/nfsd/portlist
-}
 if modprobe nfsd 2>/dev/null && modprobe rpcrdma 2>/dev/null &&
    command -v rpc.nfsd >/dev/null; then
-	check "nfsd with an RDMA listener on 10.0.1.1" nfs_server
+	check "nfsd with an RDMA listener on 10.0.1.1" nfsd_start /tmp/ulpf-export 4
 	sleep 11	# the NFSv4 grace period
 	check "NFSv4.2 from ns1 over the lossy wire: written and read back intact" \
 		timeout 300 ip netns exec ns1 bash -c "
@@ -265,9 +244,7 @@ if modprobe nfsd 2>/dev/null && modprobe rpcrdma 2>/dev/null &&
 		cmp /tmp/ulpf-pat.bin /tmp/ulpf-export/f &&
 		umount /tmp/ulpf-mnt"
 	check "rdma link delete sroce2 under a running nfsd" timeout 60 rdma link delete sroce2
-	check "nfsd stops" timeout 60 rpc.nfsd 0
-	exportfs -ua; pkill -x rpc.mountd; pkill -x rpcbind
-	umount /proc/fs/nfsd /var/lib/nfs
+	check "nfsd stops" timeout 60 bash -c "$(declare -f nfsd_stop); nfsd_stop"
 	check "rpcrdma and nfsd unload" modprobe -r rpcrdma nfsd
 else
 	skip "NFS over a lossy wire" "no nfsd, rpcrdma or nfs-kernel-server"
