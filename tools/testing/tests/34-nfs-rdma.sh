@@ -140,12 +140,15 @@ round() {
 
 	where="loopback"
 	[ "$ns" = - ] || where="from $ns"
+	# Output to a file: a stuck mount or dd outlives a killed shell and
+	# would keep a $(...) waiting for ever.
 	if [ "$ns" = - ]; then
-		out=$(timeout 300 bash -c "$script" 2>&1)
+		timeout -k 10 300 bash -c "$script" >/tmp/nfs-round.log 2>&1
 	else
-		out=$(timeout 300 ip netns exec "$ns" bash -c "$script" 2>&1)
+		timeout -k 10 300 ip netns exec "$ns" bash -c "$script" >/tmp/nfs-round.log 2>&1
 	fi
 	rc=$?
+	out=$(cat /tmp/nfs-round.log)
 	if [ $rc -eq 0 ]; then
 		ok "NFSv$vers over RDMA to $addr, $where: data read back intact"
 	else
