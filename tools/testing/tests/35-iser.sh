@@ -122,7 +122,10 @@ pkill -x iscsid
 check "targetcli: the target comes down" targetcli clearconfig confirm=True
 # targetcli leaves the fabric's configfs root, which holds its module.
 rmdir /sys/kernel/config/target/iscsi 2>/dev/null
-check "ib_isert, the iSCSI target, LIO and ib_iser unload" \
-	modprobe -r ib_isert iscsi_target_mod target_core_mod ib_iser
+check "ib_isert, the iSCSI target and ib_iser unload" \
+	modprobe -r ib_isert iscsi_target_mod ib_iser
+# LIO's core too, once the HBA directories targetcli leaves are gone.
+rmdir /sys/kernel/config/target/core/*_* 2>/dev/null
+modprobe -r target_core_mod 2>/dev/null
 check "sroce0 deleted" rdma link delete sroce0
 tap_done

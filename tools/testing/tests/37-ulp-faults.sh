@@ -245,7 +245,9 @@ if modprobe nfsd 2>/dev/null && modprobe rpcrdma 2>/dev/null &&
 		umount /tmp/ulpf-mnt"
 	check "rdma link delete sroce2 under a running nfsd" timeout 60 rdma link delete sroce2
 	check "nfsd stops" timeout 60 bash -c "$(declare -f nfsd_stop); nfsd_stop"
-	check "rpcrdma and nfsd unload" modprobe -r rpcrdma nfsd
+	# The client's transport may take a moment to let go of rpcrdma.
+	wait_for "rpcrdma and nfsd unload" 30 bash -c \
+		'modprobe -qr rpcrdma; modprobe -qr nfsd; ! lsmod | grep -qE "^(rpcrdma|nfsd) "'
 else
 	skip "NFS over a lossy wire" "no nfsd, rpcrdma or nfs-kernel-server"
 fi
