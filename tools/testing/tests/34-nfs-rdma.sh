@@ -175,7 +175,10 @@ big_and_parallel() {
 	mkdir -p "$MNT" &&
 		mount -t nfs -o "$(mount_opts 4.2 10.0.0.1)" "$(mount_src 4.2 10.0.0.1)" "$MNT" || return 1
 	head -c $((64 << 20)) /dev/urandom >/tmp/nfs-big.bin
-	if mkdir -p "$cg" 2>/dev/null && echo 16M >"$cg/memory.max" 2>/dev/null; then
+	# memory.high, not memory.max: the writer is throttled and its page
+	# cache reclaimed at 16 MiB, where a hard limit would OOM-kill it
+	# while NFS writeback catches up.
+	if mkdir -p "$cg" 2>/dev/null && echo 16M >"$cg/memory.high" 2>/dev/null; then
 		bash -c "echo \$\$ >$cg/cgroup.procs &&
 			exec dd if=/tmp/nfs-big.bin of=$MNT/big bs=1M conv=fsync status=none" ||
 			{ echo "capped 64 MiB write"; umount "$MNT"; return 1; }
