@@ -212,7 +212,7 @@ require_sroce() {
 	tap_done
 }
 
-# The kernel-ULP tests (33-36) run on sroce; SROCE_ULP_DRIVER=rxe runs
+# The kernel-ULP tests (33-37) run on sroce; SROCE_ULP_DRIVER=rxe runs
 # them on rdma_rxe instead, to compare (the device keeps its sroceN name).
 ULP_LINK_TYPE=${SROCE_ULP_DRIVER:-sroce}
 
