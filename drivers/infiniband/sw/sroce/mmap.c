@@ -25,13 +25,14 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <rdma/ib_verbs.h>
+#include <sroce/compat.h>
 
 #include "queue.h"
 
 /**
  * struct sroce_mmap_entry - one mappable ring
  * @rdma_entry: the core's entry; its kref is the lifetime of @buf
- * @buf: the ring, from vmalloc_user()
+ * @buf: the ring, from __vmalloc()
  */
 struct sroce_mmap_entry {
 	struct rdma_user_mmap_entry rdma_entry;
@@ -47,7 +48,7 @@ to_sroce_mmap_entry(struct rdma_user_mmap_entry *rdma_entry)
 /**
  * sroce_mmap_entry_create - make a ring mappable by a user context
  * @uctx: the user context
- * @buf: the ring, from vmalloc_user()
+ * @buf: the ring, from __vmalloc()
  * @size: its size, a multiple of PAGE_SIZE
  *
  * On success the entry owns @buf; on failure the caller still does.
@@ -122,6 +123,26 @@ static const struct vm_operations_struct sroce_vm_ops = {
 	.close = sroce_vma_close,
 };
 
+/*
+ * Map the ring's pages one by one: it comes from __vmalloc() (charged to
+ * the user's memory cgroup), not vmalloc_user(), so remap_vmalloc_range()
+ * would refuse it.  The core checked that the VMA is exactly its size.
+ */
+static int sroce_mmap_pages(struct vm_area_struct *vma, void *buf)
+{
+	unsigned long off;
+	int err;
+
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	for (off = 0; off < vma->vm_end - vma->vm_start; off += PAGE_SIZE) {
+		err = vm_insert_page(vma, vma->vm_start + off,
+				     vmalloc_to_page(buf + off));
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /**
  * sroce_mmap - the mmap op: map a ring at the offset create returned
  * @uctx: the user context of the uverbs file being mapped
@@ -129,7 +150,7 @@ static const struct vm_operations_struct sroce_vm_ops = {
  *
  * Context: process context (the core's mmap handler), may sleep.
  * Return: 0, -EINVAL for an unknown offset, a wrong size or a private
- * mapping, or the error from remap_vmalloc_range().
+ * mapping, or the error from vm_insert_page().
  */
 int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 {
@@ -143,7 +164,7 @@ int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 		return -EINVAL;
 	entry = to_sroce_mmap_entry(rdma_entry);
 
-	err = remap_vmalloc_range(vma, entry->buf, 0);
+	err = sroce_mmap_pages(vma, entry->buf);
 	if (err) {
 		rdma_user_mmap_entry_put(rdma_entry);
 		return err;
