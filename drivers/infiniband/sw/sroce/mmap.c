@@ -9,17 +9,19 @@
  * table's lock, so mmap() racing with the destruction of the object
  * finds either a live entry or nothing.
  *
- * The entry owns the ring's memory.  The object holds one reference,
- * dropped when it is destroyed (which also forbids new mappings), and
- * every VMA holds one, dropped when it is unmapped; the memory is freed
- * by the mmap_free op after the last of them.  So the driver never
- * writes to freed memory, and userspace never sees memory reused while
- * it still has the ring mapped.
+ * The entry owns the ring's memory (vmalloc'ed, charged to the user's
+ * memory cgroup); the object holds the entry's one long-lived reference,
+ * dropped when it is destroyed, which also forbids new mappings, and the
+ * mmap_free op frees the memory after it.  A mapping holds the pages, not
+ * the entry: sroce_mmap() inserts each page into the VMA, which takes a
+ * reference on it, so a page freed by vfree() stays until the last
+ * mapping of it goes.  The driver never writes to freed memory, and
+ * userspace never sees memory reused while it still has it mapped.
  *
- * The core's own VMA operations only track IO mappings that it maps
- * itself (rdma_user_mmap_io()), so we install ours to hold the entry.
- * A VMA keeps the uverbs file, hence the user context and its mmap
- * table, alive until it is closed.
+ * The VMAs have no operations of ours.  That matters when the device goes
+ * away under a program (disassociate_ucontext): the program's mappings
+ * outlive its objects, the device and even this module, and nothing in
+ * them may call back into sroce.
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -103,30 +105,9 @@ void sroce_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 	kfree(entry);
 }
 
-/* A VMA was split or copied (fork): the new one holds a reference too. */
-static void sroce_vma_open(struct vm_area_struct *vma)
-{
-	struct sroce_mmap_entry *entry = vma->vm_private_data;
-
-	kref_get(&entry->rdma_entry.ref);
-}
-
-static void sroce_vma_close(struct vm_area_struct *vma)
-{
-	struct sroce_mmap_entry *entry = vma->vm_private_data;
-
-	rdma_user_mmap_entry_put(&entry->rdma_entry);
-}
-
-static const struct vm_operations_struct sroce_vm_ops = {
-	.open = sroce_vma_open,
-	.close = sroce_vma_close,
-};
-
 /*
- * Map the ring's pages one by one: it comes from __vmalloc() (charged to
- * the user's memory cgroup), not vmalloc_user(), so remap_vmalloc_range()
- * would refuse it.  The core checked that the VMA is exactly its size.
+ * Insert the ring's pages into the VMA one by one (see the top of this
+ * file); the core checked that the VMA is exactly the ring's size.
  */
 static int sroce_mmap_pages(struct vm_area_struct *vma, void *buf)
 {
@@ -155,23 +136,13 @@ static int sroce_mmap_pages(struct vm_area_struct *vma, void *buf)
 int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 {
 	struct rdma_user_mmap_entry *rdma_entry;
-	struct sroce_mmap_entry *entry;
 	int err;
 
-	/* Checks VM_SHARED and the size, and takes a reference. */
+	/* Checks VM_SHARED and the size; the reference keeps the ring. */
 	rdma_entry = rdma_user_mmap_entry_get(uctx, vma);
 	if (!rdma_entry)
 		return -EINVAL;
-	entry = to_sroce_mmap_entry(rdma_entry);
-
-	err = sroce_mmap_pages(vma, entry->buf);
-	if (err) {
-		rdma_user_mmap_entry_put(rdma_entry);
-		return err;
-	}
-
-	/* The reference taken above now belongs to the VMA. */
-	vma->vm_ops = &sroce_vm_ops;
-	vma->vm_private_data = entry;
-	return 0;
+	err = sroce_mmap_pages(vma, to_sroce_mmap_entry(rdma_entry)->buf);
+	rdma_user_mmap_entry_put(rdma_entry);
+	return err;
 }
