@@ -36,6 +36,71 @@ vlan_gid_gone() { ! rdma_gid_index sroce1 1 10.1.0.1 >/dev/null; }
 wait_for "the VLAN's GIDs leave the lower device" 10 vlan_gid_gone
 check "delete the lower's device" run_ns ns0 rdma link delete sroce1
 
+# Traffic over a VLAN: VLAN 100 on both ends, a device on each lower
+# netdev, the VLAN's GIDs picked by index.  The frames leave through the
+# VLAN netdev (tagged; its egress map gives the 802.1p priority of the
+# TOS, here 0 -> 5) and come in on the far VLAN netdev, which is not the
+# device's own: the receive path finds the device under it.
+vlan_up() {
+	ip -n "$1" link add link "$2" name "$2.100" type vlan id 100 \
+		egress-qos-map 0:5 &&
+		ip -n "$1" addr add "$3/24" dev "$2.100" &&
+		ip -n "$1" addr add "$4/64" dev "$2.100" nodad &&
+		ip -n "$1" link set "$2.100" up
+}
+listening() { ip netns exec "$1" ss -ltn | grep -q ":$2 "; }
+port=18650
+# pingpong NAME ADDRFAMILY PROG ARGS...: server sroce0 in ns0, client
+# sroce1 in ns1, both on their VLAN GID of that family.
+pingpong() {
+	local name=$1 fam=$2 prog=$3 sg cg server
+	shift 3
+	if [ "$fam" = 4 ]; then
+		sg=$(rdma_gid_index sroce0 1 10.1.0.1) cg=$(rdma_gid_index sroce1 1 10.1.0.2)
+	else
+		sg=$(rdma_gid_index sroce0 1 fd01::1) cg=$(rdma_gid_index sroce1 1 fd01::2)
+	fi
+	port=$((port + 1))
+	run_ns ns0 timeout 60 "$prog" -d sroce0 -g "$sg" -p "$port" -c "$@" \
+		>server.log 2>&1 &
+	server=$!
+	poll_until 15 listening ns0 "$port"
+	check_output "$name" 'bytes in [0-9.]+ seconds' \
+		run_ns ns1 timeout 60 "$prog" -d sroce1 -g "$cg" -p "$port" -c "$@" 10.0.0.1
+	wait "$server" || diag "server of '$name' failed:" "$(cat server.log)"
+}
+
+topo_veth
+check "VLAN 100 on both ends" \
+	bash -c "$(declare -f vlan_up); vlan_up ns0 veth0 10.1.0.1 fd01::1 &&
+		vlan_up ns1 veth1 10.1.0.2 fd01::2"
+run_ns ns0 rdma link add sroce0 type sroce netdev veth0
+run_ns ns1 rdma link add sroce1 type sroce netdev veth1
+for a in "sroce0 10.1.0.1" "sroce1 10.1.0.2" "sroce0 fd01::1" "sroce1 fd01::2"; do
+	# shellcheck disable=SC2086
+	poll_until 10 rdma_gid_index $a 1
+done
+run_ns ns1 timeout 60 tcpdump -i veth1 -e -nn -c 4 -l 'vlan 100 and udp port 4791' \
+	>tcpdump.log 2>&1 &
+dump=$!
+sleep 1
+for fam in 4 6; do
+	pingpong "RC over the VLAN's IPv$fam GID, 4 KiB, data checked" $fam \
+		ibv_rc_pingpong -s 4096 -n 50
+	pingpong "UC over the VLAN's IPv$fam GID" $fam ibv_uc_pingpong -s 2000 -n 50
+	pingpong "UD over the VLAN's IPv$fam GID" $fam ibv_ud_pingpong -s 512 -n 50
+done
+wait "$dump"
+check_output "the RoCE frames on veth1 are tagged VLAN 100, priority 5" \
+	'vlan 100, p 5.*4791' cat tcpdump.log
+diag "tcpdump -e on veth1:" "$(head -n 2 tcpdump.log)"
+run_ns ns0 timeout 60 rping -s -a 10.1.0.1 -C 50 -V >server.log 2>&1 &
+server=$!
+sleep 2
+check "rping over the VLAN (rdma_cm), 50 x 64 B, data checked" \
+	run_ns ns1 timeout 60 rping -c -a 10.1.0.1 -C 50 -V
+wait "$server" || diag "rping server failed:" "$(cat server.log)"
+
 topo_clean
 check "unload" sroce_unload
 tap_done

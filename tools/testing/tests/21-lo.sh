@@ -4,7 +4,8 @@
 #
 # A device on lo, as rdma_rxe allows: a namespace that has only lo (a
 # container's, "unshare -n") gets RDMA between its own processes, RC, UD
-# and rdma_cm, IPv4 and IPv6, data checked.  A packet from a local UDP
+# and rdma_cm (over an address of lo's other than 127.0.0.1), IPv4 and
+# IPv6, data checked.  A packet from a local UDP
 # socket never reaches its QPs: their peer is the device's own GID, which
 # only sroce's internal loopback may claim (rx_drop_peer).
 . "$(dirname "$0")/../lib.sh"
@@ -56,11 +57,16 @@ pair "UD ping-pong over 127.0.0.1" ibv_ud_pingpong -s 512 -n 50
 GIDADDR=::1
 pair "RC ping-pong over ::1, 64 KiB" ibv_rc_pingpong -s 65536 -n 20
 
-run_ns nslo timeout 60 rping -s -a 127.0.0.1 -C 50 -V >server.log 2>&1 &
+# rdma_cm takes 127.0.0.1 and ::1 for "any device" and resolves no RoCE
+# route to them (cma_bind_loopback(): no netdev), for rdma_rxe as for us;
+# another address on lo is an ordinary one.
+ip -n nslo addr add 10.99.0.1/32 dev lo
+wait_for "RoCE v2 GID for 10.99.0.1 on lo" 10 rdma_gid_index sroce0 1 10.99.0.1
+run_ns nslo timeout 60 rping -s -a 10.99.0.1 -C 50 -V >server.log 2>&1 &
 server=$!
 sleep 2
-check "rping over 127.0.0.1, 50 x 64 B, data checked" \
-	run_ns nslo timeout 60 rping -c -a 127.0.0.1 -C 50 -V
+check "rping over 10.99.0.1 on lo, 50 x 64 B, data checked" \
+	run_ns nslo timeout 60 rping -c -a 10.99.0.1 -C 50 -V
 wait "$server" || diag "rping server failed:" "$(cat server.log)"
 server=
 

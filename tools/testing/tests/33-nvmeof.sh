@@ -191,7 +191,10 @@ check "two controllers at once (IPv4 and IPv6 paths)" \
 poll_until 20 live 10.0.0.1 && poll_until 20 live fd00::1
 poll_until 20 nvme_blockdev
 dev=$(nvme_blockdev)
-check_output "each controller has 2 I/O queues and its admin queue" '^3 3$' \
+# nvme-rdma makes one I/O queue per online CPU at most (the debug
+# kernel's VM has one: no ACPI, and the MP table lists one CPU).
+q=$(( $(nproc) < 2 ? 2 : 3 ))
+check_output "each controller has $((q - 1)) I/O queue(s) and its admin queue" "^$q $q\$" \
 	bash -c "echo \$(cat /sys/class/nvme/$(ctrl_of 10.0.0.1)/queue_count \
 		/sys/class/nvme/$(ctrl_of fd00::1)/queue_count)"
 

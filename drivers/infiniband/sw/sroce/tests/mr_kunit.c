@@ -685,6 +685,7 @@ struct mr_inv_ctx {
 	struct mr_env *env;
 	u32 key;
 	int err;
+	struct completion go;
 	struct completion done;
 };
 
@@ -692,6 +693,7 @@ static int mr_inv_thread(void *data)
 {
 	struct mr_inv_ctx *ctx = data;
 
+	wait_for_completion(&ctx->go);
 	ctx->err = sroce_mr_invalidate(ctx->env->sdev, ctx->env->pd, ctx->key,
 				       true);
 	complete(&ctx->done);
@@ -702,7 +704,10 @@ static int mr_inv_thread(void *data)
  * An access holds a fast-reg MR's registration from its lookup to its
  * put: a new mapping (map_mr_sg, staged in map_blocks) does not reach it,
  * and an invalidation (here a remote one: the MR grants a remote right)
- * waits for it.  The next registration takes the staged mapping.
+ * waits for it.  The next registration takes the staged mapping.  Like
+ * the data path, the test does not sleep between lookup and put (BHs are
+ * off): it waits for the invalidating thread, on the other CPU, by
+ * spinning.
  */
 static void mr_fast_reg_access_test(struct kunit *test)
 {
@@ -715,34 +720,42 @@ static void mr_fast_reg_access_test(struct kunit *test)
 	struct mr_inv_ctx ctx = { .env = env, .key = mr->key };
 	struct task_struct *task;
 	struct sroce_mr *got;
+	bool early;
 	unsigned int i;
 	int err;
 
 	KUNIT_ASSERT_NOT_NULL(test, other);
 	KUNIT_ASSERT_NOT_NULL(test, staged);
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs a second CPU for the invalidation");
+	init_completion(&ctx.go);
 	init_completion(&ctx.done);
 	for (i = 0; i < MR_NPAGES; i++)
 		staged[i] = (u64)(uintptr_t)page_address(other);
+	task = kthread_run(mr_inv_thread, &ctx, "sroce-kunit-inv");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
 
 	got = sroce_mr_lookup(env->sdev, env->pd, mr->key, true,
 			      IB_ACCESS_REMOTE_WRITE, MR_FR_IOVA, 8, &err);
+	if (!got)
+		complete(&ctx.go);
 	KUNIT_ASSERT_PTR_EQ(test, got, mr);
 	/* the owner maps its next registration meanwhile */
 	mr->map_blocks = staged;
 	mr->map_nblocks = MR_NPAGES;
 	mr->map_shift = PAGE_SHIFT;
 	mr->map_first_off = 0;
-	KUNIT_EXPECT_EQ(test, sroce_mr_copy(got, MR_FR_IOVA, (void *)data, 8,
-					    SROCE_TO_MR, NULL), 0);
-	KUNIT_EXPECT_MEMEQ(test, mr_fr_byte(test, MR_FR_IOVA), data, 8);
-
-	task = kthread_run(mr_inv_thread, &ctx, "sroce-kunit-inv");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
-	msleep(100);
-	KUNIT_EXPECT_FALSE_MSG(test, completion_done(&ctx.done),
-			       "invalidated while an access was under way");
-	KUNIT_EXPECT_EQ(test, READ_ONCE(mr->state), SROCE_MR_VALID);
+	err = sroce_mr_copy(got, MR_FR_IOVA, (void *)data, 8, SROCE_TO_MR,
+			    NULL);
+	/* the invalidation starts on the other CPU; 50 ms to get through */
+	complete(&ctx.go);
+	mdelay(50);
+	early = completion_done(&ctx.done);
 	sroce_mr_put(got);
+	KUNIT_EXPECT_EQ(test, err, 0);
+	KUNIT_EXPECT_MEMEQ(test, mr_fr_byte(test, MR_FR_IOVA), data, 8);
+	KUNIT_EXPECT_FALSE_MSG(test, early,
+			       "invalidated while an access was under way");
 	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&ctx.done, HZ));
 	KUNIT_EXPECT_EQ(test, ctx.err, 0);
 	KUNIT_EXPECT_EQ(test, mr->state, SROCE_MR_FREE);
@@ -758,9 +771,10 @@ static void mr_fast_reg_access_test(struct kunit *test)
 	got = sroce_mr_lookup(env->sdev, env->pd, mr->key, true,
 			      IB_ACCESS_REMOTE_WRITE, MR_FR_IOVA, 8, &err);
 	KUNIT_ASSERT_PTR_EQ(test, got, mr);
-	KUNIT_EXPECT_EQ(test, sroce_mr_copy(got, MR_FR_IOVA, (void *)data, 8,
-					    SROCE_TO_MR, NULL), 0);
+	err = sroce_mr_copy(got, MR_FR_IOVA, (void *)data, 8, SROCE_TO_MR,
+			    NULL);
 	sroce_mr_put(got);
+	KUNIT_EXPECT_EQ(test, err, 0);
 	KUNIT_EXPECT_MEMEQ(test, page_address(other), data, 8);
 	__free_page(other);
 }
