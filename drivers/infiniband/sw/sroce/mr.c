@@ -164,8 +164,7 @@ static int sroce_mr_fill_pages(struct sroce_mr *mr, struct ib_umem *umem)
 	unsigned int n = 0;
 
 	mr->npages = ib_umem_num_pages(umem);
-	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages),
-			     GFP_KERNEL_ACCOUNT);
+	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages), SROCE_GFP_USER);
 	if (!mr->pages)
 		return -ENOMEM;
 

@@ -5,6 +5,7 @@
 #ifndef SROCE_PARAMS_H
 #define SROCE_PARAMS_H
 
+#include <linux/gfp.h>
 #include <linux/sizes.h>
 #include <rdma/ib_verbs.h>
 
@@ -52,5 +53,12 @@
 #define SROCE_MAX_MCAST_QP_ATTACH 56
 #define SROCE_LOCAL_CA_ACK_DELAY 15	/* 4.096 us * 2^15 = 134 ms */
 #define SROCE_PAGE_SIZE_CAP	0xfffff000	/* 4 KiB .. 2 GiB pages */
+
+/*
+ * Memory a user's verb asks for in sizes of its choosing (rings, WQE
+ * copies, MR page arrays): charged to its memory cgroup, and over the
+ * limit a failure (ENOMEM), not the OOM killer.
+ */
+#define SROCE_GFP_USER	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 
 #endif /* SROCE_PARAMS_H */

@@ -603,7 +603,7 @@ static int sroce_sq_init(struct sroce_qp *qp, struct ib_qp_init_attr *init,
 	qp->sq.stride = ALIGN(sizeof(struct sroce_send_wqe) +
 			      max_t(u32, qp->sq.max_sge * sizeof(struct ib_sge),
 				    qp->sq.max_inline), 8);
-	qp->sq.wqe = kvcalloc(qp->sq.size, qp->sq.stride, GFP_KERNEL_ACCOUNT);
+	qp->sq.wqe = kvcalloc(qp->sq.size, qp->sq.stride, SROCE_GFP_USER);
 	if (!qp->sq.wqe) {
 		sroce_queue_free(&qp->sq.q);
 		return -ENOMEM;

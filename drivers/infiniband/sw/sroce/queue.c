@@ -72,10 +72,12 @@ int sroce_queue_init(struct sroce_queue *q, struct ib_ucontext *uctx,
 	/*
 	 * Zeroed either way: no stale kernel memory reaches userspace.  A
 	 * user's rings are charged to its memory cgroup (sroce_mmap() maps
-	 * them page by page, so they need not be vmalloc_user()'s).
+	 * them page by page, so they need not be vmalloc_user()'s); over
+	 * its limit the verb fails with ENOMEM rather than call in the
+	 * OOM killer (SROCE_GFP_USER).
 	 */
 	if (uctx)
-		q->buf = __vmalloc(buf_size, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+		q->buf = __vmalloc(buf_size, SROCE_GFP_USER | __GFP_ZERO);
 	else
 		q->buf = kvzalloc(buf_size, GFP_KERNEL);
 	if (!q->buf)
