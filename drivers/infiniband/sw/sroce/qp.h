@@ -268,10 +268,8 @@ struct sroce_req {
  * @retry_left: retries left before IB_WC_RETRY_EXC_ERR
  * @rnr_left: RNR retries left before IB_WC_RNR_RETRY_EXC_ERR
  * @rnr_wait: sending stopped until the RNR timer fires
- * @retrying: a go-back-N for a sequence NAK or a gap in the responses
- *	is under way; until the peer makes progress, more signs of the
- *	same loss (sequence NAKs, responses past the gap) start no other
- *	one (the retransmit timer is the backstop)
+ * @seq_retry: a go-back-N for a sequence NAK is under way; until the
+ *	peer makes progress, further sequence NAKs are not retried
  * @cur: where in that READ's scatter list @read_off is
  * @held: responses and ACKs past a gap, in PSN order, waiting for it
  */
@@ -282,7 +280,7 @@ struct sroce_comp {
 	u8 retry_left;
 	u8 rnr_left;
 	bool rnr_wait;
-	bool retrying;
+	bool seq_retry;
 	struct sk_buff_head held;
 };
 

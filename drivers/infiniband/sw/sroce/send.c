@@ -677,7 +677,7 @@ static void sroce_comp_progress(struct sroce_qp *qp, u32 psn)
 {
 	if (sroce_psn_cmp(psn, qp->comp.psn) > 0) {
 		qp->comp.psn = psn;
-		qp->comp.retrying = false;
+		qp->comp.seq_retry = false;
 	}
 	qp->comp.retry_left = qp->attr.retry_cnt;
 	sroce_retrans_rearm(qp);
@@ -709,19 +709,6 @@ static struct sroce_send_wqe *sroce_comp_ack_upto(struct sroce_qp *qp,
 	return i == qp->sq.head ? NULL : sroce_sq_wqe(qp, i);
 }
 
-/*
- * Go back to the oldest PSN not answered: a response is missing.  Once:
- * the responses of a long READ already on their way would each ask
- * again, and each request again restarts the responder's stream.
- */
-static void sroce_comp_gap_retry(struct sroce_qp *qp)
-{
-	if (qp->comp.retrying)
-		return;
-	qp->comp.retrying = true;
-	sroce_req_rewind(qp, qp->comp.psn);
-}
-
 static void sroce_comp_ack(struct sroce_qp *qp, u32 psn)
 {
 	struct sroce_send_wqe *wqe;
@@ -731,7 +718,7 @@ static void sroce_comp_ack(struct sroce_qp *qp, u32 psn)
 	wqe = sroce_comp_ack_upto(qp, psn);
 	if (wqe && sroce_wr_is_read_atomic(wqe->wr.opcode) &&
 	    sroce_psn_cmp(wqe->last_psn, psn) <= 0) {
-		sroce_comp_gap_retry(qp);
+		sroce_req_rewind(qp, qp->comp.psn);
 		return;
 	}
 	sroce_comp_progress(qp, sroce_psn_add(psn, 1));
@@ -757,7 +744,7 @@ static bool sroce_comp_in_order(struct sroce_qp *qp, u32 psn)
 	int d = sroce_psn_cmp(psn, qp->comp.psn);
 
 	if (d > 0)
-		sroce_comp_gap_retry(qp);
+		sroce_req_rewind(qp, qp->comp.psn);
 	return !d;
 }
 
@@ -873,7 +860,7 @@ static void sroce_comp_seq_nak(struct sroce_qp *qp,
 	struct sroce_dev *sdev = sroce_qp_dev(qp);
 
 	sroce_count(sdev, SROCE_CNT_SEQ_NAK_RCVD);
-	if (qp->comp.retrying) {
+	if (qp->comp.seq_retry) {
 		sroce_count(sdev, SROCE_CNT_SEQ_NAK_IGNORED);
 		return;
 	}
@@ -883,7 +870,7 @@ static void sroce_comp_seq_nak(struct sroce_qp *qp,
 		return;
 	}
 	qp->comp.retry_left--;
-	qp->comp.retrying = true;
+	qp->comp.seq_retry = true;
 	sroce_req_rewind(qp, psn);
 }
 
@@ -1019,7 +1006,7 @@ void sroce_comp_reorder_expired(struct sroce_qp *qp)
 		return;
 	__skb_queue_purge(&qp->comp.held);
 	if (sroce_comp_active(qp))
-		sroce_comp_gap_retry(qp);
+		sroce_req_rewind(qp, qp->comp.psn);
 }
 
 /* The local ACK timer fired: resend from the oldest unacknowledged PSN. */
@@ -1041,7 +1028,6 @@ void sroce_comp_timeout(struct sroce_qp *qp)
 		return;
 	}
 	qp->comp.retry_left--;
-	qp->comp.retrying = true;
 	sroce_req_rewind(qp, qp->comp.psn);
 	sroce_retrans_rearm(qp);
 }
