@@ -104,27 +104,37 @@ class Dev:
 class RC:
     """An RC QP with its own CQ and MR on dev."""
 
-    def __init__(self, dev, depth=64):
+    def __init__(self, dev, depth=64, qp_type=e.IBV_QPT_RC):
         self.dev = dev
+        self.qp_type = qp_type
         self.cq = CQ(dev.ctx, 2 * depth)
         self.mr = MR(dev.pd, MR_SIZE, ACCESS)
         cap = QPCap(max_send_wr=depth, max_recv_wr=depth, max_send_sge=1,
                     max_recv_sge=1)
-        self.qp = QP(dev.pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=self.cq,
+        self.qp = QP(dev.pd, QPInitAttr(qp_type=qp_type, scq=self.cq,
                                         rcq=self.cq, cap=cap))
         self.qpn = self.qp.qp_num
         self.peer = None
         self.wr_id = 0
 
-    # ---- state changes, one at a time
+    # ---- state changes, one at a time (explicit masks: RC and UC differ)
+    def _rc(self):
+        return self.qp_type == e.IBV_QPT_RC
+
     def init(self):
         attr = QPAttr()
-        attr.qp_access_flags = ACCESS
-        self.qp.to_init(attr)
+        attr.qp_state = e.IBV_QPS_INIT
+        attr.pkey_index = 0
+        attr.port_num = 1
+        attr.qp_access_flags = ACCESS if self._rc() else \
+            e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE
+        self.qp.modify(attr, e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX |
+                       e.IBV_QP_PORT | e.IBV_QP_ACCESS_FLAGS)
 
     def rtr(self, peer, rq_psn=0, max_dest_rd_atomic=16, min_rnr_timer=1):
         self.peer = peer
         attr = QPAttr()
+        attr.qp_state = e.IBV_QPS_RTR
         attr.path_mtu = e.IBV_MTU_1024
         attr.dest_qp_num = peer.qpn
         attr.rq_psn = rq_psn
@@ -133,17 +143,26 @@ class RC:
         gr = GlobalRoute(dgid=peer.dev.gid, sgid_index=self.dev.gid_index,
                          hop_limit=64)
         attr.ah_attr = AHAttr(is_global=1, port_num=1, gr=gr)
-        self.qp.to_rtr(attr)
+        mask = e.IBV_QP_STATE | e.IBV_QP_AV | e.IBV_QP_PATH_MTU | \
+            e.IBV_QP_DEST_QPN | e.IBV_QP_RQ_PSN
+        if self._rc():
+            mask |= e.IBV_QP_MAX_DEST_RD_ATOMIC | e.IBV_QP_MIN_RNR_TIMER
+        self.qp.modify(attr, mask)
 
     def rts(self, sq_psn=0, timeout=14, retry_cnt=7, rnr_retry=7,
             max_rd_atomic=16):
         attr = QPAttr()
+        attr.qp_state = e.IBV_QPS_RTS
         attr.sq_psn = sq_psn
         attr.timeout = timeout
         attr.retry_cnt = retry_cnt
         attr.rnr_retry = rnr_retry
         attr.max_rd_atomic = max_rd_atomic
-        self.qp.to_rts(attr)
+        mask = e.IBV_QP_STATE | e.IBV_QP_SQ_PSN
+        if self._rc():
+            mask |= e.IBV_QP_TIMEOUT | e.IBV_QP_RETRY_CNT | \
+                e.IBV_QP_RNR_RETRY | e.IBV_QP_MAX_QP_RD_ATOMIC
+        self.qp.modify(attr, mask)
 
     def connect(self, peer, **rts_kw):
         """INIT, RTR to peer, RTS (the peer is connected separately)."""
@@ -182,6 +201,14 @@ class RC:
         self.qp.post_send(wr)
         return wr.wr_id
 
+    def post_atomic(self, opcode, off, raddr, rkey, compare_add, swap=0):
+        wr = SendWR(wr_id=self._id(), opcode=opcode, num_sge=1,
+                    sg=[SGE(self.mr.buf + off, 8, self.mr.lkey)],
+                    send_flags=e.IBV_SEND_SIGNALED)
+        wr.set_wr_atomic(rkey, raddr, compare_add, swap)
+        self.qp.post_send(wr)
+        return wr.wr_id
+
     def poll(self, n=1, timeout=10.0):
         """Up to n completions within timeout seconds."""
         got = []
@@ -199,6 +226,38 @@ class RC:
 
     def write(self, off, data):
         self.mr.write(data, len(data), off)
+
+
+class UD:
+    """A UD QP in RTS with its own CQ and receive buffers."""
+
+    def __init__(self, dev, qkey, depth=16):
+        self.dev = dev
+        self.cq = CQ(dev.ctx, depth)
+        self.mr = MR(dev.pd, depth * 2048, ACCESS)
+        self.depth = depth
+        cap = QPCap(max_send_wr=4, max_recv_wr=depth, max_send_sge=1,
+                    max_recv_sge=1)
+        attr = QPAttr()
+        attr.qkey = qkey
+        self.qp = QP(dev.pd, QPInitAttr(qp_type=e.IBV_QPT_UD, scq=self.cq,
+                                        rcq=self.cq, cap=cap), attr)
+        self.qpn = self.qp.qp_num
+        self.posted = 0
+
+    def post_recvs(self):
+        """Keep the receive queue full (one 2 KiB buffer a receive)."""
+        while self.posted < self.depth:
+            self.qp.post_recv(RecvWR(wr_id=self.posted, num_sge=1, sg=[
+                SGE(self.mr.buf + 2048 * self.posted, 2048, self.mr.lkey)]))
+            self.posted += 1
+
+    def poll(self):
+        while True:
+            nc, _ = self.cq.poll(num_entries=16)
+            if not nc:
+                return
+            self.posted -= nc
 
 
 def pattern(seed, length):
