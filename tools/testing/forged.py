@@ -327,37 +327,55 @@ def case_rd_atomic(dev0, dev1):
 
 
 def case_seq_nak(dev0, dev1):
-    """(e2) Repeated PSN-sequence NAKs, spoofing the peer, to a requester
-    whose SEND is outstanding: retry_cnt runs out (IB_WC_RETRY_EXC_ERR)
-    rather than a go-back-N forever.  The ACK timer alone would take
-    4 x 4.3 s: the NAKs must end it well before."""
-    a, b = lq.RC(dev0), lq.RC(dev1)
-    a.init()
-    a.rtr(b)
-    a.rts(timeout=20, retry_cnt=3)
-    b.init()                            # never answers
-    before = dev0.counters()
-    q0 = lq.res_qp(dev0.name, a.qpn)
-    a.post_send(lq.e.IBV_WR_SEND, 0, 1024)
-    time.sleep(0.3)
-    t = time.monotonic()
-    # Bursts of 3 NAKs for the outstanding PSN, 10 bursts.
-    for _ in range(10):
-        forge(IP1, IP0, '--op', 'RC_ACKNOWLEDGE', '--qpn', a.qpn,
-              '--psn', q0['sq-psn'], '--count', 3,
-              '--aeth', '%d:0' % roce.NAK_PSN_SEQ)
-        if a.poll(1, 0.05):
-            break
-    wcs = a.poll(1, max(0, 5 - (time.monotonic() - t)))
-    d = lq.delta(before, dev0.counters())
-    say(wcs and wcs[0].status == lq.e.IBV_WC_RETRY_EXC_ERR,
-        'seq-nak: the SEND ends with IB_WC_RETRY_EXC_ERR (12) within 5 s',
-        'completion: %s after %.1f s' % (
-            wcs[0].status if wcs else 'none', time.monotonic() - t),
-        show(d))
-    say(moved(d, 'seq_nak_rcvd'), 'seq-nak: seq_nak_rcvd moves', show(d))
-    say(moved(d, 'seq_nak_ignored'), 'seq-nak: seq_nak_ignored moves',
-        show(d))
+    """(e2) PSN-sequence NAKs, spoofing the peer, to requesters whose SEND
+    is outstanding (the responder stays in INIT and never answers; the
+    ACK timeout is 17 s, so the timer plays no part).  A sequence NAK uses
+    up a retry, and only one go-back-N is under way at a time: with
+    retry_cnt 0 the first NAK ends the SEND with IB_WC_RETRY_EXC_ERR (12)
+    at once, where NAKs used to make it resend, again and again; with
+    retry_cnt 3, of a burst of NAKs with no progress in between, one
+    counts and the rest are ignored (seq_nak_ignored)."""
+    qps = {}
+    for retry in (0, 3):
+        a, b = lq.RC(dev0), lq.RC(dev1)
+        a.init()
+        a.rtr(b)
+        a.rts(timeout=22, retry_cnt=retry)
+        b.init()                        # never answers
+        qps[retry] = (a, b)
+    for retry, (a, b) in sorted(qps.items()):
+        q0 = lq.res_qp(dev0.name, a.qpn)
+        a.post_send(lq.e.IBV_WR_SEND, 0, 1024)
+        time.sleep(0.3)
+        before = dev0.counters()
+        t = time.monotonic()
+        for _ in range(3):              # bursts of 4 NAKs for the PSN
+            forge(IP1, IP0, '--op', 'RC_ACKNOWLEDGE', '--qpn', a.qpn,
+                  '--psn', q0['sq-psn'], '--count', 4,
+                  '--aeth', '%d:0' % roce.NAK_PSN_SEQ)
+        wcs = a.poll(1, 1 if retry else 3)
+        d = lq.delta(before, dev0.counters())
+        label = 'seq-nak, retry_cnt %d' % retry
+        say(moved(d, 'seq_nak_rcvd'), '%s: seq_nak_rcvd moves' % label,
+            show(d))
+        if retry == 0:
+            say(wcs and wcs[0].status == lq.e.IBV_WC_RETRY_EXC_ERR,
+                '%s: the SEND ends with IB_WC_RETRY_EXC_ERR (12) right '
+                'after the NAKs, not on the 17 s ACK timer' % label,
+                'completion: %s after %.1f s' % (
+                    wcs[0].status if wcs else 'none', time.monotonic() - t),
+                show(d))
+        else:
+            say(d.get('seq_nak_ignored', 0) >= 8,
+                '%s: 12 NAKs with no progress: the go-back-N under way '
+                'ignores the others (seq_nak_ignored >= 8)' % label, show(d))
+            say(not wcs and a.state() == lq.e.IBV_QPS_RTS,
+                '%s: one retry used, the SEND still waits, the QP is RTS' %
+                label, 'completions %s, state %s' % (
+                    [w.status for w in wcs], state_name(a.state())))
+    for a, b in qps.values():
+        a.close()
+        b.close()
 
 
 def main():

@@ -20,8 +20,10 @@
 #              connection works
 #   rd-atomic  (e) READs beyond max_dest_rd_atomic from the spoofed peer:
 #              NAK, the QP goes to ERR (rd_atomic_exceeded)
-#   seq-nak    (e) PSN-sequence NAKs from the spoofed peer: the requester
-#              ends with IB_WC_RETRY_EXC_ERR (seq_nak_rcvd, seq_nak_ignored)
+#   seq-nak    (e) PSN-sequence NAKs from the spoofed peer use up retries:
+#              with retry_cnt 0 the SEND ends with IB_WC_RETRY_EXC_ERR at
+#              once; with retry_cnt 3 one NAK counts, the rest are ignored
+#              while its go-back-N is under way (seq_nak_ignored)
 #
 # SROCE_FORGED_CASES: the cases to run (default: all);
 # SROCE_FORGED_FLOOD: packets in the flood (default 200000).
