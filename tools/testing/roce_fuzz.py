@@ -176,11 +176,11 @@ class Targets:
     def connected(self):
         return [t for p in self.pairs.values() for t in p[2]]
 
-    def refresh(self):
-        """PSNs and states from rdma res; replace pairs in ERR; keep the
-        requesters busy with a WRITE and a READ, receives posted."""
+    def refresh(self, res):
+        """PSNs and states from rdma res (res: {(dev, qpn): entry});
+        replace pairs in ERR; keep the requesters busy with a WRITE and
+        a READ, receives posted."""
         lq = self.lq
-        res = {(q['ifname'], q['lqpn']): q for q in lq.rdma_res('qp')}
         for name, (a, b, ts) in list(self.pairs.items()):
             for t in ts:
                 q = res.get((t.dev, t.qpn), {})
@@ -653,9 +653,9 @@ def fuzz_main(a):
     while sent < a.packets:
         if sent >= next_refresh:
             next_refresh = sent + a.refresh
-            tg.refresh()
-            fz.refresh_foreign({(q['ifname'], q['lqpn']): q
-                                for q in lq.rdma_res('qp')})
+            res = {(q['ifname'], q['lqpn']): q for q in lq.rdma_res('qp')}
+            tg.refresh(res)
+            fz.refresh_foreign(res)
             kl = klog_read(klog)
             bad = [x for x in kl if any(p in x for p in KLOG_BAD)]
             if bad:
