@@ -310,14 +310,19 @@ def case_rd_atomic(dev0, dev1):
     b.rts()
     err = lq.traffic_ok(a, b, 6)
     say(err is None, 'rd-atomic: the live connection works first', err)
+    # A 1 MiB MR: a READ of it is 1024 responses, sent a budget at a time,
+    # so the READs that follow find it still outstanding.
+    big = lq.MR(dev1.pd, 1 << 20, lq.ACCESS)
     q = lq.res_qp(dev1.name, b.qpn)
-    diag('rd-atomic: QP %d rq-psn %d' % (b.qpn, q['rq-psn']))
+    mr = lq.res_mr(dev1.name, big.rkey)
+    diag('rd-atomic: QP %d rq-psn %d; MR rkey 0x%x mrlen %s' % (
+        b.qpn, q['rq-psn'], big.rkey, mr.get('mrlen')))
     before = dev1.counters()
-    # 64 READs of 4 KiB (4 response PSNs each) at once, from 10.0.0.1.
+    # 16 READs of 1 MiB (1024 response PSNs each) at once, from 10.0.0.1.
     forge(IP0, IP1, '--op', 'RC_RDMA_READ_REQUEST', '--qpn', b.qpn,
-          '--psn', q['rq-psn'], '--psn-step', 4, '--count', 64,
-          '--reth', '%d:%d:4096' % (b.mr.buf, b.mr.rkey))
-    time.sleep(1)
+          '--psn', q['rq-psn'], '--psn-step', 1024, '--count', 16,
+          '--reth', '%d:%d:%d' % (big.buf, big.rkey, 1 << 20))
+    time.sleep(3)
     d = lq.delta(before, dev1.counters())
     say(moved(d, 'rd_atomic_exceeded'), 'rd-atomic: rd_atomic_exceeded moves',
         show(d))
