@@ -15,8 +15,9 @@ What it does:
      an RC pair sroce0 <-> sroce1 and a loopback RC pair on sroce1 doing
      SEND, WRITE and READ with every byte checked, until told to stop;
   2. makes its targets: an RC pair and a UC pair sroce0 <-> sroce1, a
-     loopback RC pair on sroce0, a UD QP on sroce1, a QP left in RESET,
-     and QP1 of both devices; each with a 64 KiB MR;
+     loopback RC pair on sroce0, an RC requester whose SEND stays
+     outstanding (its responder is left in INIT), a UD QP on sroce1, a QP
+     left in RESET, and QP1 of both devices; each with a 64 KiB MR;
   3. captures their first real packets (AF_PACKET on veth0): SEND,
      WRITE, READ and atomics with their responses and ACKs;
   4. sends --packets packets, each of a class picked at random (seeded):
@@ -145,6 +146,7 @@ class Targets:
         self.make_pair('rc', d0, d1, lq.e.IBV_QPT_RC)
         self.make_pair('uc', d0, d1, lq.e.IBV_QPT_UC)
         self.make_pair('lo', d0, d0, lq.e.IBV_QPT_RC)
+        self.make_stall()
         self.ud = lq.UD(d1, UD_QKEY)
         self.reset = lq.RC(d1)             # stays in RESET
         self.fixed = [
@@ -170,11 +172,39 @@ class Targets:
             Target(name + '/b', db.name, b.qpn, ip[db.name], ip[da.name],
                    kind, b)])
 
+    def make_stall(self):
+        """A requester whose SEND stays outstanding: its responder stays
+        in INIT and never answers, so it resends on its ACK timer and
+        forged ACKs, NAKs and responses find a WQE to act on."""
+        lq = self.lq
+        a, b = lq.RC(self.d0), lq.RC(self.d1)
+        a.init()
+        a.rtr(b)
+        a.rts(timeout=18, retry_cnt=7)
+        b.init()
+        a.post_send(lq.e.IBV_WR_SEND, 0, 2048)
+        self.stall = (a, b, Target('stall/a', 'sroce0', a.qpn, IP0, IP1,
+                                   'RC', a))
+
+    def refresh_stall(self, res):
+        a, b, t = self.stall
+        q = res.get((t.dev, t.qpn), {})
+        t.sq_psn, t.rq_psn = q.get('sq-psn', 0), q.get('rq-psn', 0)
+        t.state = q.get('state', '?')
+        if t.state != 'RTS':
+            a.close()
+            b.close()
+            self.replaced += 1
+            self.make_stall()
+        elif a.poll(4, 0):             # done somehow: another one
+            a.post_send(self.lq.e.IBV_WR_SEND, 0, 2048)
+
     def all(self):
-        return [t for p in self.pairs.values() for t in p[2]] + self.fixed
+        return self.connected() + self.fixed
 
     def connected(self):
-        return [t for p in self.pairs.values() for t in p[2]]
+        return [t for p in self.pairs.values() for t in p[2]] + \
+            [self.stall[2]]
 
     def refresh(self, res):
         """PSNs and states from rdma res (res: {(dev, qpn): entry});
@@ -203,6 +233,7 @@ class Targets:
                                 y.mr.buf + 16384, y.mr.rkey)
                 except Exception:
                     pass                # a full queue: next time
+        self.refresh_stall(res)
         self.ud.poll()
         self.ud.post_recvs()
 
