@@ -7,6 +7,8 @@
 #   make check           W=1, sparse (C=2) and checkpatch --strict, both kernels
 #   make deps            install everything a Debian 12 machine needs (apt)
 #   make test            build, check and run the VM test suite (T=name for one)
+#   make fuzz            the RoCEv2 fuzzer, long, both kernels (FUZZ_PACKETS=,
+#                        default 200000 a kernel; FUZZ_SEED=)
 #   make run             boot a VM, create sroce0 and show it working
 #   make bench           sroce against rdma_rxe, both kernels (BENCH_KERNELS=,
 #                        BENCH_REPEAT=); about an hour; build/bench/report.md
@@ -29,6 +31,8 @@ NETDEV   ?= eth0
 T        ?=
 BENCH_KERNELS ?=
 BENCH_REPEAT  ?=
+FUZZ_PACKETS  ?=
+FUZZ_SEED     ?=
 
 # build_one KDIR: build sroce.ko for the kernel tree KDIR into
 # build/<release>/.  Each release gets its own tree of symlinks to the
@@ -47,7 +51,7 @@ endef
 DEBUG_KERNEL = $(TOP)/tools/debug-kernel
 
 .PHONY: all modules both check sparse checkpatch deps test run load unload clean help
-.PHONY: debug-kernel test-debug kunit bench bench-smoke
+.PHONY: debug-kernel test-debug kunit bench bench-smoke fuzz
 
 all modules:
 	@$(call build_one,$(KDIR))
@@ -96,6 +100,12 @@ test:
 run:
 	@bash $(TOP)/tools/testing/make-run.sh
 
+# tests/17-fuzz.sh with many packets, one VM a kernel, progress as it
+# goes; build/fuzz-results/<VER>/.  "make test" runs a short pass.
+fuzz: both
+	@FUZZ_PACKETS="$(FUZZ_PACKETS)" FUZZ_SEED="$(FUZZ_SEED)" \
+		bash $(TOP)/tools/testing/fuzz.sh
+
 # Boots an rdma_rxe VM then a sroce VM per kernel; see
 # Documentation/benchmarks.rst.  Not part of "make test", but the smoke is.
 BENCH = BENCH_KERNELS="$(BENCH_KERNELS)" BENCH_REPEAT="$(BENCH_REPEAT)" \
@@ -128,4 +138,4 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '3,19p' $(TOP)/Makefile
+	@sed -n '3,21p' $(TOP)/Makefile
