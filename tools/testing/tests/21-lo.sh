@@ -45,6 +45,7 @@ sroce_load
 ip netns del nslo 2>/dev/null
 ip netns add nslo
 ip -n nslo link set lo up
+ip -n nslo addr add 10.99.0.1/32 dev lo
 check "rdma link add on lo, in a namespace with only lo" \
 	run_ns nslo rdma link add sroce0 type sroce netdev lo
 wait_for "RoCE v2 GID for 127.0.0.1" 10 rdma_gid_index sroce0 1 127.0.0.1
@@ -59,8 +60,8 @@ pair "RC ping-pong over ::1, 64 KiB" ibv_rc_pingpong -s 65536 -n 20
 
 # rdma_cm takes 127.0.0.1 and ::1 for "any device" and resolves no RoCE
 # route to them (cma_bind_loopback(): no netdev), for rdma_rxe as for us;
-# another address on lo is an ordinary one.
-ip -n nslo addr add 10.99.0.1/32 dev lo
+# another address on lo (given before the device: the core follows the
+# addresses of Ethernet netdevs only) is an ordinary one.
 wait_for "RoCE v2 GID for 10.99.0.1 on lo" 10 rdma_gid_index sroce0 1 10.99.0.1
 run_ns nslo timeout 60 rping -s -a 10.99.0.1 -C 50 -V >server.log 2>&1 &
 server=$!
