@@ -75,7 +75,7 @@ row() {
 	awk -v k="$k" -v v="$verdict" -v line="$line" 'BEGIN {
 		n = split(line, w, " ")
 		for (i = 1; i <= n; i++) if (split(w[i], kv, "=") == 2) f[kv[1]] = kv[2]
-		printf "%-26s %12s %8s %7s %15s %12s %15s %17s %12s %14s  %s\n", k,
+		printf "%-26s %12s %8s %7s %15s %12s %15s %17s %12s %14s %13s  %s\n", k,
 			f["bytes"] == "" ? "-" : f["bytes"],
 			f["ms"] == "" ? "-" : sprintf("%.0fs", f["ms"] / 1000),
 			f["mbps"] == "" ? "-" : f["mbps"],
@@ -84,14 +84,15 @@ row() {
 			f["out_of_sequence"] == "" ? "-" : f["out_of_sequence"],
 			f["duplicate_request"] == "" ? "-" : f["duplicate_request"],
 			f["rx_drop_icrc"] == "" ? "-" : f["rx_drop_icrc"],
-			f["retry_exceeded"] == "" ? "-" : f["retry_exceeded"], v
+			f["retry_exceeded"] == "" ? "-" : f["retry_exceeded"],
+			f["failed_rounds"] == "" ? "-" : f["failed_rounds"], v
 	}'
 }
 
 header() {
-	printf '%-26s %12s %8s %7s %15s %12s %15s %17s %12s %14s  %s\n' kernel bytes time \
-		MB/s retrans_timeout seq_nak_rcvd out_of_sequence duplicate_request \
-		rx_drop_icrc retry_exceeded result
+	printf '%-26s %12s %8s %7s %15s %12s %15s %17s %12s %14s %13s  %s\n' kernel bytes \
+		time MB/s retrans_timeout seq_nak_rcvd out_of_sequence duplicate_request \
+		rx_drop_icrc retry_exceeded failed_rounds result
 }
 
 echo "soak: $SROCE_SOAK_BYTES per kernel, results in $OUT"

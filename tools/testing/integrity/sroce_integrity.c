@@ -116,6 +116,7 @@ struct opts {
 	unsigned int groups;
 	uint64_t soak_bytes;	/* --soak: this many bytes instead of the groups */
 	uint64_t soak_step;	/* a progress line per this many bytes */
+	unsigned int soak_ops;	/* bit i: soak_name[i] */
 	int wait_ms;		/* the deadline of a completion wait */
 };
 
@@ -2186,6 +2187,19 @@ static int t_sqd(struct client *c, const void *arg)
 	return ret;
 }
 
+static void print_diag(const char *text)
+{
+	const char *p = text, *nl;
+
+	while (*p) {
+		nl = strchr(p, '\n');
+		if (!nl)
+			nl = p + strlen(p);
+		printf("# %.*s\n", (int)(nl - p), p);
+		p = *nl ? nl + 1 : nl;
+	}
+}
+
 /* -------------------------------------------------------------- soak ---- */
 
 /*
@@ -2195,11 +2209,14 @@ static int t_sqd(struct client *c, const void *arg)
  * log-uniform, odd lengths and offsets too), placed one after another in
  * both buffers with poisoned guards between them, and checks every byte
  * of every destination region, and every guard, once the round is done.
- * Each round has its own seed.  The first failure ends the soak.
+ * Each round has its own seed.  A round that fails (a completion or a
+ * byte wrong, or a wait in vain) is reported, and the soak goes on with a
+ * fresh QP pair, up to SOAK_GIVE_UP failures; the case fails if any did.
  */
 #define SOAK_MIN	(4 * KIB)
 #define SOAK_MAX	MIB
 #define SOAK_MSGS	16
+#define SOAK_GIVE_UP	20
 
 enum { SOAK_WRITE, SOAK_READ, SOAK_SEND, SOAK_NOPS };
 
@@ -2209,6 +2226,7 @@ struct soak {
 	uint64_t rng;
 	uint64_t bytes[SOAK_NOPS];
 	uint64_t msgs[SOAK_NOPS];
+	uint32_t failed[SOAK_NOPS];	/* rounds */
 	uint64_t done;
 	uint32_t round;
 };
@@ -2316,34 +2334,59 @@ static double mb_per_s(uint64_t bytes, uint64_t ms)
 	return ms ? bytes / 1e3 / ms : 0;
 }
 
+/* Say what went wrong in a round, then start over on a fresh QP pair. */
+static int soak_failed(struct client *c, struct soak *k, int op,
+		       const struct region *lr, const struct region *rr, int n,
+		       uint64_t t0)
+{
+	char sizes[512];
+	size_t l = 0;
+	int i;
+
+	sizes[0] = 0;
+	for (i = 0; i < n && l < sizeof(sizes) - 64; i++)
+		l += snprintf(sizes + l, sizeof(sizes) - l, "%s%" PRIu64 "@%" PRIu64
+			      "->%" PRIu64, i ? " " : "", lr[i].len, lr[i].off, rr[i].off);
+	k->failed[op]++;
+	printf("# soak: failure %u: round %u, %s of %d messages (len@local->remote:"
+	       " %s), round seed 0x%08x, after %" PRIu64 " bytes, at %" PRIu64 " ms:\n",
+	       k->failed[0] + k->failed[1] + k->failed[2], k->round, soak_name[op], n,
+	       sizes, c->seed, k->done, now_ms() - t0);
+	print_diag(c->diag);
+	c->dlen = 0;
+	c->diag[0] = 0;
+	if (c->dead)
+		return FAIL;
+	return conn_setup(c, &default_params, false);
+}
+
 static int t_soak(struct client *c, const void *arg)
 {
 	const struct opts *o = c->o;
 	struct region lr[SOAK_MSGS], rr[SOAK_MSGS];
 	struct soak k = { .rng = ((uint64_t)o->seed << 32) | mix32(o->seed) | 1 };
 	uint64_t t0 = now_ms(), step_at = o->soak_step, ms;
-	int op, n, i, ret = PASS;
-	size_t l;
-	char sizes[512];
+	uint32_t nfail = 0;
+	int op = SOAK_NOPS - 1, n, i;
 
 	(void)arg;
 	if (conn_get(c) != PASS)
 		return FAIL;
 	for (k.round = 0; k.done < o->soak_bytes; k.round++) {
-		op = k.round % SOAK_NOPS;
+		/* The next operation of those asked for, in turn. */
+		do
+			op = (op + 1) % SOAK_NOPS;
+		while (!(o->soak_ops & (1 << op)));
 		c->seed = mix32(o->seed ^ mix32(k.round + 0x50a6));
 		n = soak_layout(&k, lr, rr);
-		ret = soak_round(c, op, lr, rr, n);
-		if (ret != PASS) {
-			sizes[0] = 0;
-			for (i = 0, l = 0; i < n && l < sizeof(sizes) - 64; i++)
-				l += snprintf(sizes + l, sizeof(sizes) - l, "%s%" PRIu64 "@%"
-					      PRIu64 "->%" PRIu64, i ? " " : "", lr[i].len,
-					      lr[i].off, rr[i].off);
-			note(c, "soak round %u: %s of %d messages (len@local->remote: %s),"
-			     " round seed 0x%08x, after %" PRIu64 " bytes in %" PRIu64 " ms",
-			     k.round, soak_name[op], n, sizes, c->seed, k.done, now_ms() - t0);
-			break;
+		if (soak_round(c, op, lr, rr, n) != PASS) {
+			nfail = k.failed[0] + k.failed[1] + k.failed[2] + 1;
+			if (soak_failed(c, &k, op, lr, rr, n, t0) != PASS ||
+			    nfail >= SOAK_GIVE_UP) {
+				note(c, "soak: gave up after failure %u", nfail);
+				break;
+			}
+			continue;
 		}
 		for (i = 0; i < n; i++)
 			k.bytes[op] += lr[i].len;
@@ -2359,30 +2402,22 @@ static int t_soak(struct client *c, const void *arg)
 		}
 	}
 	ms = now_ms() - t0;
-	printf("# soak: %s: %" PRIu64 " bytes in %" PRIu64 " ms (%.2f MB/s), %u rounds;",
-	       ret == PASS ? "done" : "stopped", k.done, ms, mb_per_s(k.done, ms), k.round);
+	nfail = k.failed[0] + k.failed[1] + k.failed[2];
+	printf("# soak: %s: %" PRIu64 " bytes in %" PRIu64 " ms (%.2f MB/s), %u rounds,"
+	       " %u failed;", k.done >= o->soak_bytes ? "done" : "stopped", k.done, ms,
+	       mb_per_s(k.done, ms), k.round, nfail);
 	for (op = 0; op < SOAK_NOPS; op++)
-		printf(" %s %" PRIu64 " bytes in %" PRIu64 " messages%s", soak_name[op],
-		       k.bytes[op], k.msgs[op], op < SOAK_NOPS - 1 ? "," : "\n");
-	return ret;
+		printf(" %s %" PRIu64 " bytes in %" PRIu64 " messages (%u rounds failed)%s",
+		       soak_name[op], k.bytes[op], k.msgs[op], k.failed[op],
+		       op < SOAK_NOPS - 1 ? "," : "\n");
+	if (nfail)
+		return fail(c, "%u rounds failed (see \"# soak: failure\" above)", nfail);
+	return PASS;
 }
 
 /* ------------------------------------------------------------- runner ---- */
 
 typedef int (*case_fn)(struct client *c, const void *arg);
-
-static void print_diag(const char *text)
-{
-	const char *p = text, *nl;
-
-	while (*p) {
-		nl = strchr(p, '\n');
-		if (!nl)
-			nl = p + strlen(p);
-		printf("# %.*s\n", (int)(nl - p), p);
-		p = *nl ? nl + 1 : nl;
-	}
-}
 
 static __attribute__((format(printf, 4, 5)))
 void run_case(struct client *c, case_fn fn, const void *arg, const char *fmt, ...)
@@ -2720,6 +2755,7 @@ static void usage(FILE *f)
 "                      in turn, chains of 4 KiB..1 MiB messages, until BYTES\n"
 "                      (suffix K, M or G) are moved, every byte checked\n"
 "  -P, --progress BYTES  with --soak: a \"# soak:\" line per BYTES (16M)\n"
+"  -O, --soak-ops LIST  with --soak: of write,read,send (default all three)\n"
 "  -W, --wait SEC      the deadline of a completion wait (default %d)\n"
 "  -h, --help          this text\n"
 "\n"
@@ -2773,6 +2809,30 @@ static int parse_size(const char *s, uint64_t *bytes)
 	return 0;
 }
 
+static int parse_soak_ops(const char *s, unsigned int *ops)
+{
+	static const char *const names[SOAK_NOPS] = { "write", "read", "send" };
+	char *copy = strdup(s), *tok, *save = NULL;
+	int i;
+
+	if (!copy)
+		return -1;
+	*ops = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < SOAK_NOPS; i++)
+			if (!strcmp(tok, names[i]))
+				break;
+		if (i == SOAK_NOPS) {
+			fprintf(stderr, "unknown soak operation '%s'\n", tok);
+			free(copy);
+			return -1;
+		}
+		*ops |= 1 << i;
+	}
+	free(copy);
+	return *ops ? 0 : -1;
+}
+
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lopts[] = {
@@ -2791,6 +2851,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "soak", required_argument, NULL, 'B' },
 		{ "progress", required_argument, NULL, 'P' },
 		{ "wait", required_argument, NULL, 'W' },
+		{ "soak-ops", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -2799,9 +2860,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	*o = (struct opts){
 		.ib_port = 1, .tcp_port = DEFAULT_TCP_PORT, .groups = G_ALL,
 		.seed = mix32((uint32_t)time(NULL) ^ ((uint32_t)getpid() << 16)),
-		.soak_step = 16 * MIB, .wait_ms = WAIT_MS,
+		.soak_step = 16 * MIB, .soak_ops = 7, .wait_ms = WAIT_MS,
 	};
-	while ((ch = getopt_long(argc, argv, "lsc:d:i:g:p:qS:t:vCB:P:W:h", lopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "lsc:d:i:g:p:qS:t:vCB:P:W:O:h", lopts, NULL)) != -1) {
 		switch (ch) {
 		case 'l': o->loopback = true; break;
 		case 's': o->server = true; break;
@@ -2824,6 +2885,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'P':
 			if (parse_size(optarg, &o->soak_step) || !o->soak_step)
+				return -1;
+			break;
+		case 'O':
+			if (parse_soak_ops(optarg, &o->soak_ops))
 				return -1;
 			break;
 		case 'W':

@@ -20,6 +20,9 @@
 # tabulates.  Fails on a data or completion mismatch, a QP that stalls
 # (no completion for SROCE_SOAK_WAIT seconds, default 60) or runs out of
 # retries (retry_exceeded), and, through the harness, a kernel warning.
+# A failed round does not end the soak: the tester reports it ("# soak:
+# failure N: ...") and goes on with a fresh QP pair, so a long run says
+# how often each failure comes.  SROCE_SOAK_OPS: some of write,read,send.
 #
 # The binary is built on the host: make -C tools/testing/integrity
 
@@ -30,6 +33,7 @@ BIN=$SROCE_REPO/tools/testing/integrity/sroce_integrity
 BYTES=${SROCE_SOAK_BYTES:-64M}
 QPS=${SROCE_SOAK_QPS:-2}
 WAIT=${SROCE_SOAK_WAIT:-60}
+OPS=${SROCE_SOAK_OPS:-write,read,send}
 # SROCE_SOAK_NETEM: other netem options, or "none" for a clean wire.
 NETEM=${SROCE_SOAK_NETEM:-delay 1ms reorder 5% 50% loss 5% duplicate 1% corrupt 0.1%}
 # The counters of the summary (make soak's table), then the other ones
@@ -102,6 +106,11 @@ checked() {
 	echo "$sum"
 }
 
+# The rounds that failed so far, on all QPs.
+failures() {
+	cat client-*.log 2>/dev/null | grep -c '^# soak: failure'
+}
+
 # rate BYTES MS: MB/s (10^6), one decimal.
 rate() {
 	local ms=$(($2 > 0 ? $2 : 1))
@@ -158,7 +167,7 @@ for ((i = 0; i < QPS; i++)); do
 	run_ns "$sns" "$BIN" -s -d "$sdev" -g "$sgid" -p "$port" >"server-$i.log" 2>&1 &
 	SERVERS+=($!)
 	run_ns "$cns" "$BIN" -c "$saddr" -p "$port" -d "$cdev" -g "$cgid" \
-		-B "$PER_QP" -P 4M -W "$WAIT" -S $((0x50a6 + i)) >"client-$i.log" 2>&1 &
+		-B "$PER_QP" -P 4M -W "$WAIT" -O "$OPS" -S $((0x50a6 + i)) >"client-$i.log" 2>&1 &
 	CLIENTS+=($!)
 done
 PIDS="${SERVERS[*]} ${CLIENTS[*]}"
@@ -178,7 +187,8 @@ while running; do
 	if [ "$done_bytes" -ge "$next" ]; then
 		ms=$(($(ms_now) - start))
 		echo "# soak-progress: $((done_bytes >> 20)) MiB of $((TOTAL >> 20)) in $((ms / 1000)) s," \
-			"$(rate "$done_bytes" "$ms") MB/s; $(counters "${COUNTERS[@]}")"
+			"$(rate "$done_bytes" "$ms") MB/s, $(failures) rounds failed;" \
+			"$(counters "${COUNTERS[@]}")"
 		while [ "$next" -le "$done_bytes" ]; do next=$((next + STEP)); done
 	fi
 done
@@ -192,7 +202,7 @@ for ((i = 0; i < QPS; i++)); do
 		ok "QP $i: $(sed -n 's/^# soak: done: //p' "client-$i.log")"
 	else
 		not_ok "QP $i: $PER_QP bytes moved and checked" "exit status $rc" \
-			"$(grep -v '^# soak: [0-9]' "client-$i.log" | tail -n 40)"
+			"$(grep -v '^# soak: [0-9]' "client-$i.log" | head -n 80)"
 		FAILED=1
 	fi
 	rc=0
@@ -209,7 +219,7 @@ for dev in veth0:ns0 veth1:ns1; do
 done
 diag "counters, sroce0 + sroce1: $(counters "${COUNTERS[@]}" "${MORE_COUNTERS[@]}")"
 echo "# soak-summary: kernel=$KVER netem=${NETEM// /_} bytes=$done_bytes ms=$ms mbps=$(rate "$done_bytes" "$ms")" \
-	"qps=$QPS $(counters "${COUNTERS[@]}" "${MORE_COUNTERS[@]}")"
+	"qps=$QPS failed_rounds=$(failures) $(counters "${COUNTERS[@]}" "${MORE_COUNTERS[@]}")"
 if [ -n "${FAILED:-}" ]; then
 	diag "QPs:" "$(rdma res show qp 2>&1 | tail -n 20)"
 	diag "kernel log:" "$(dmesg | tail -n 30)"
