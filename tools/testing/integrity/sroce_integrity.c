@@ -117,6 +117,7 @@ struct opts {
 	uint64_t soak_bytes;	/* --soak: this many bytes instead of the groups */
 	uint64_t soak_step;	/* a progress line per this many bytes */
 	unsigned int soak_ops;	/* bit i: soak_name[i] */
+	int qp_timeout;		/* with --soak: the QPs' timeout, if >= 0 */
 	int wait_ms;		/* the deadline of a completion wait */
 };
 
@@ -2357,7 +2358,7 @@ static int soak_failed(struct client *c, struct soak *k, int op,
 	c->diag[0] = 0;
 	if (c->dead)
 		return FAIL;
-	return conn_setup(c, &default_params, false);
+	return conn_setup(c, &c->params, false);
 }
 
 static int t_soak(struct client *c, const void *arg)
@@ -2367,10 +2368,13 @@ static int t_soak(struct client *c, const void *arg)
 	struct soak k = { .rng = ((uint64_t)o->seed << 32) | mix32(o->seed) | 1 };
 	uint64_t t0 = now_ms(), step_at = o->soak_step, ms;
 	uint32_t nfail = 0;
+	struct qp_params params = default_params;
 	int op = SOAK_NOPS - 1, n, i;
 
 	(void)arg;
-	if (conn_get(c) != PASS)
+	if (o->qp_timeout >= 0)
+		params.timeout = o->qp_timeout;
+	if (conn_setup(c, &params, false) != PASS)
 		return FAIL;
 	for (k.round = 0; k.done < o->soak_bytes; k.round++) {
 		/* The next operation of those asked for, in turn. */
@@ -2639,7 +2643,8 @@ static void print_header(struct client *c)
 	       c->o->seed, c->o->quick ? ", quick" : "");
 	if (c->o->soak_bytes)
 		printf("# soak %" PRIu64 " bytes, QP timeout %u retry_cnt %u rnr_retry %u,"
-		       " waits of %d s\n", c->o->soak_bytes, default_params.timeout,
+		       " waits of %d s\n", c->o->soak_bytes, c->o->qp_timeout >= 0 ?
+		       (unsigned int)c->o->qp_timeout : default_params.timeout,
 		       default_params.retry_cnt, default_params.rnr_retry, c->o->wait_ms / 1000);
 	if (!c->side.gid.global.interface_id && !c->side.gid.global.subnet_prefix)
 		printf("# warning: gid[%d] is all zeroes\n", c->side.gid_idx);
@@ -2756,6 +2761,8 @@ static void usage(FILE *f)
 "                      (suffix K, M or G) are moved, every byte checked\n"
 "  -P, --progress BYTES  with --soak: a \"# soak:\" line per BYTES (16M)\n"
 "  -O, --soak-ops LIST  with --soak: of write,read,send (default all three)\n"
+"  -T, --qp-timeout N  with --soak: the QPs' local ACK timeout (4.096 us << N;\n"
+"                      default 14, 67 ms)\n"
 "  -W, --wait SEC      the deadline of a completion wait (default %d)\n"
 "  -h, --help          this text\n"
 "\n"
@@ -2852,6 +2859,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "progress", required_argument, NULL, 'P' },
 		{ "wait", required_argument, NULL, 'W' },
 		{ "soak-ops", required_argument, NULL, 'O' },
+		{ "qp-timeout", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -2861,8 +2869,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		.ib_port = 1, .tcp_port = DEFAULT_TCP_PORT, .groups = G_ALL,
 		.seed = mix32((uint32_t)time(NULL) ^ ((uint32_t)getpid() << 16)),
 		.soak_step = 16 * MIB, .soak_ops = 7, .wait_ms = WAIT_MS,
+		.qp_timeout = -1,
 	};
-	while ((ch = getopt_long(argc, argv, "lsc:d:i:g:p:qS:t:vCB:P:W:O:h", lopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "lsc:d:i:g:p:qS:t:vCB:P:W:O:T:h", lopts, NULL)) != -1) {
 		switch (ch) {
 		case 'l': o->loopback = true; break;
 		case 's': o->server = true; break;
@@ -2889,6 +2898,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'O':
 			if (parse_soak_ops(optarg, &o->soak_ops))
+				return -1;
+			break;
+		case 'T':
+			o->qp_timeout = atoi(optarg);
+			if (o->qp_timeout < 0 || o->qp_timeout > 31)
 				return -1;
 			break;
 		case 'W':

@@ -34,6 +34,8 @@ BYTES=${SROCE_SOAK_BYTES:-64M}
 QPS=${SROCE_SOAK_QPS:-2}
 WAIT=${SROCE_SOAK_WAIT:-60}
 OPS=${SROCE_SOAK_OPS:-write,read,send}
+# SROCE_SOAK_QP_TIMEOUT: the QPs' local ACK timeout exponent (default 14).
+QP_TIMEOUT=${SROCE_SOAK_QP_TIMEOUT:-14}
 # SROCE_SOAK_NETEM: other netem options, or "none" for a clean wire.
 NETEM=${SROCE_SOAK_NETEM:-delay 1ms reorder 5% 50% loss 5% duplicate 1% corrupt 0.1%}
 # The counters of the summary (make soak's table), then the other ones
@@ -167,7 +169,7 @@ for ((i = 0; i < QPS; i++)); do
 	run_ns "$sns" "$BIN" -s -d "$sdev" -g "$sgid" -p "$port" >"server-$i.log" 2>&1 &
 	SERVERS+=($!)
 	run_ns "$cns" "$BIN" -c "$saddr" -p "$port" -d "$cdev" -g "$cgid" \
-		-B "$PER_QP" -P 4M -W "$WAIT" -O "$OPS" -S $((0x50a6 + i)) >"client-$i.log" 2>&1 &
+		-B "$PER_QP" -P 4M -W "$WAIT" -O "$OPS" -T "$QP_TIMEOUT" -S $((0x50a6 + i)) >"client-$i.log" 2>&1 &
 	CLIENTS+=($!)
 done
 PIDS="${SERVERS[*]} ${CLIENTS[*]}"
