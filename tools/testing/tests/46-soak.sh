@@ -23,6 +23,8 @@
 # A failed round does not end the soak: the tester reports it ("# soak:
 # failure N: ...") and goes on with a fresh QP pair, so a long run says
 # how often each failure comes.  SROCE_SOAK_OPS: some of write,read,send.
+# SROCE_SOAK_PCAP=1: capture the RoCE headers on veth0 and, if a round
+# failed, show how each connection ended (../soak/roce_tail.py).
 #
 # The binary is built on the host: make -C tools/testing/integrity
 
@@ -155,6 +157,12 @@ fi
 
 diag "soak: $TOTAL bytes over $QPS QPs ($PER_QP each), a line per $STEP bytes, kernel $KVER"
 PIDS=
+TCPDUMP=
+if [ -n "${SROCE_SOAK_PCAP:-}" ]; then
+	run_ns ns0 tcpdump -i veth0 -s 80 -w soak.pcap udp port 4791 2>tcpdump.log &
+	TCPDUMP=$!
+	poll_until 10 test -s soak.pcap
+fi
 SERVERS=()
 CLIENTS=()
 start=$(ms_now)
@@ -172,7 +180,7 @@ for ((i = 0; i < QPS; i++)); do
 		-B "$PER_QP" -P 4M -W "$WAIT" -O "$OPS" -T "$QP_TIMEOUT" -S $((0x50a6 + i)) >"client-$i.log" 2>&1 &
 	CLIENTS+=($!)
 done
-PIDS="${SERVERS[*]} ${CLIENTS[*]}"
+PIDS="${SERVERS[*]} ${CLIENTS[*]} $TCPDUMP"
 
 # Progress: a line each time another STEP bytes have been checked.
 next=$STEP
@@ -222,8 +230,15 @@ done
 diag "counters, sroce0 + sroce1: $(counters "${COUNTERS[@]}" "${MORE_COUNTERS[@]}")"
 echo "# soak-summary: kernel=$KVER netem=${NETEM// /_} bytes=$done_bytes ms=$ms mbps=$(rate "$done_bytes" "$ms")" \
 	"qps=$QPS failed_rounds=$(failures) $(counters "${COUNTERS[@]}" "${MORE_COUNTERS[@]}")"
+if [ -n "$TCPDUMP" ]; then
+	kill "$TCPDUMP"
+	wait "$TCPDUMP"
+	diag "tcpdump: $(tail -n 3 tcpdump.log)"
+	[ "$(failures)" -gt 0 ] &&
+		diag "how each connection ended:" \
+			"$($PYTHON "$SROCE_REPO/tools/testing/soak/roce_tail.py" soak.pcap 60 2>&1)"
+fi
 if [ -n "${FAILED:-}" ]; then
-	diag "QPs:" "$(rdma res show qp 2>&1 | tail -n 20)"
 	diag "kernel log:" "$(dmesg | tail -n 30)"
 fi
 check "no QP ran out of retries (retry_exceeded is $(counters retry_exceeded))" \
