@@ -13,7 +13,7 @@
 #   make bench-smoke     a few benchmark points, once, on one kernel
 #   make soak            RC WRITE/READ/SEND through netem faults, every byte
 #                        checked, both kernels (SROCE_SOAK_BYTES=, default 4G)
-#   make soak-debug      the same on the debug kernel (default 64M)
+#   make soak-debug      the same on the debug kernel (default 32M)
 #   make debug-kernel    build (or reuse) the KASAN/lockdep/kmemleak kernel
 #   make test-debug      the VM test suite on the debug kernel (T=name for some)
 #   make kunit           the KUnit suites (sroce_kunit.ko) in the debug kernel
