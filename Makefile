@@ -13,6 +13,9 @@
 #   make bench           sroce against rdma_rxe, both kernels (BENCH_KERNELS=,
 #                        BENCH_REPEAT=); about an hour; build/bench/report.md
 #   make bench-smoke     a few benchmark points, once, on one kernel
+#   make soak            RC WRITE/READ/SEND through netem faults, every byte
+#                        checked, both kernels (SROCE_SOAK_BYTES=, default 4G)
+#   make soak-debug      the same on the debug kernel (default 32M)
 #   make debug-kernel    build (or reuse) the KASAN/lockdep/kmemleak kernel
 #   make test-debug      the VM test suite on the debug kernel (T=name for some)
 #   make kunit           the KUnit suites (sroce_kunit.ko) in the debug kernel
@@ -51,7 +54,7 @@ endef
 DEBUG_KERNEL = $(TOP)/tools/debug-kernel
 
 .PHONY: all modules both check sparse checkpatch deps test run load unload clean help
-.PHONY: debug-kernel test-debug kunit bench bench-smoke fuzz
+.PHONY: debug-kernel test-debug kunit bench bench-smoke fuzz soak soak-debug
 
 all modules:
 	@$(call build_one,$(KDIR))
@@ -116,6 +119,16 @@ bench: both
 bench-smoke: both
 	@$(BENCH) --smoke
 
+# 5 % loss, 5 % reorder, 1 % duplication, 0.1 % corruption each way; a
+# table of time, rate and retransmission counters at the end (see
+# tools/testing/README.rst).  Not in "make test" while the READ recovery
+# under loss is open (issue 13): SROCE_SOAK_BYTES=64M for a short run.
+soak: both
+	@bash $(TOP)/tools/testing/soak.sh
+
+soak-debug:
+	@bash $(TOP)/tools/testing/soak.sh --debug
+
 # The kernel is cached in /var/cache/sroce/debug-kernel/<key>/ (printed).
 debug-kernel:
 	@bash $(DEBUG_KERNEL)/build.sh
@@ -138,4 +151,4 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '3,21p' $(TOP)/Makefile
+	@sed -n '3,23p' $(TOP)/Makefile

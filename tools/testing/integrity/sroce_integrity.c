@@ -114,6 +114,11 @@ struct opts {
 	bool self_check;
 	uint32_t seed;
 	unsigned int groups;
+	uint64_t soak_bytes;	/* --soak: this many bytes instead of the groups */
+	uint64_t soak_step;	/* a progress line per this many bytes */
+	unsigned int soak_ops;	/* bit i: soak_name[i] */
+	int qp_timeout;		/* with --soak: the QPs' timeout, if >= 0 */
+	int wait_ms;		/* the deadline of a completion wait */
 };
 
 /* ------------------------------------------------------------ wire ---- */
@@ -1297,7 +1302,7 @@ static int wcs_check(struct client *c, const char *who, const struct wwc *w,
 		c->timed_out = true;
 	if (got < n)
 		ret = fail(c, "%s: %d of %d completions within %d s", who,
-			   MAX(got, 0), n, WAIT_MS / 1000);
+			   MAX(got, 0), n, c->o->wait_ms / 1000);
 	if (got > n)
 		ret = fail(c, "%s: %d completions, want %d; extra: wr_id 0x%" PRIx64
 			   " status %s", who, got, n, w[n].wr_id,
@@ -1315,7 +1320,7 @@ static int expect_local(struct client *c, struct ibv_cq *cq, const char *who,
 	struct wwc w[MAX_WC + 1];
 	int got, more;
 
-	got = poll_wcs(cq, w, n, WAIT_MS);
+	got = poll_wcs(cq, w, n, c->o->wait_ms);
 	if (got < 0)
 		return fail(c, "%s: ibv_poll_cq failed", who);
 	more = poll_wcs(cq, w + got, MAX_WC + 1 - got, 0);
@@ -2183,10 +2188,6 @@ static int t_sqd(struct client *c, const void *arg)
 	return ret;
 }
 
-/* ------------------------------------------------------------- runner ---- */
-
-typedef int (*case_fn)(struct client *c, const void *arg);
-
 static void print_diag(const char *text)
 {
 	const char *p = text, *nl;
@@ -2199,6 +2200,228 @@ static void print_diag(const char *text)
 		p = *nl ? nl + 1 : nl;
 	}
 }
+
+/* -------------------------------------------------------------- soak ---- */
+
+/*
+ * --soak BYTES: RDMA_WRITE, RDMA_READ and SEND in turn, a third of the
+ * bytes each, on one RC QP, until BYTES have been moved and checked.  A
+ * round posts a chain of up to SOAK_MSGS messages of 4 KiB..1 MiB (sizes
+ * log-uniform, odd lengths and offsets too), placed one after another in
+ * both buffers with poisoned guards between them, and checks every byte
+ * of every destination region, and every guard, once the round is done.
+ * Each round has its own seed.  A round that fails (a completion or a
+ * byte wrong, or a wait in vain) is reported, and the soak goes on with a
+ * fresh QP pair, up to SOAK_GIVE_UP failures; the case fails if any did.
+ */
+#define SOAK_MIN	(4 * KIB)
+#define SOAK_MAX	MIB
+#define SOAK_MSGS	16
+#define SOAK_GIVE_UP	20
+
+enum { SOAK_WRITE, SOAK_READ, SOAK_SEND, SOAK_NOPS };
+
+static const char *const soak_name[] = { "RDMA_WRITE", "RDMA_READ", "SEND" };
+
+struct soak {
+	uint64_t rng;
+	uint64_t bytes[SOAK_NOPS];
+	uint64_t msgs[SOAK_NOPS];
+	uint32_t failed[SOAK_NOPS];	/* rounds */
+	uint64_t done;
+	uint32_t round;
+};
+
+/* xorshift64*: the sizes and offsets of the rounds, from the seed. */
+static uint32_t soak_rand(struct soak *k)
+{
+	k->rng ^= k->rng >> 12;
+	k->rng ^= k->rng << 25;
+	k->rng ^= k->rng >> 27;
+	return (uint32_t)((k->rng * 0x2545f4914f6cdd1dULL) >> 32);
+}
+
+/*
+ * The messages of one round: lr[i] in our buffer goes to (or comes from)
+ * rr[i] in the server's; both carry stream bytes [pos, pos + len).
+ * Returns the message count.
+ */
+static int soak_layout(struct soak *k, struct region *lr, struct region *rr)
+{
+	uint64_t loff = GUARD + soak_rand(k) % 4096;
+	uint64_t roff = GUARD + soak_rand(k) % 4096;
+	uint64_t pos = 0, len, room, unit;
+	int n = 0;
+
+	while (n < SOAK_MSGS) {
+		unit = SOAK_MIN << (soak_rand(k) % 9);
+		len = MIN(unit + soak_rand(k) % unit, SOAK_MAX);
+		room = BUF_SIZE - GUARD - MAX(loff, roff);
+		if (MAX(loff, roff) + GUARD >= BUF_SIZE || len > room) {
+			if (n)
+				break;
+			len = room;
+		}
+		lr[n] = (struct region){ loff, len, pos };
+		rr[n] = (struct region){ roff, len, pos };
+		pos += len;
+		loff += len + GUARD + soak_rand(k) % 64;
+		roff += len + GUARD + soak_rand(k) % 64;
+		n++;
+	}
+	return n;
+}
+
+/* One round of op over n messages; every destination byte checked. */
+static int soak_round(struct client *c, int op, const struct region *lr,
+		      const struct region *rr, int n)
+{
+	static const enum ibv_wr_opcode wr_op[] = {
+		IBV_WR_RDMA_WRITE, IBV_WR_RDMA_READ, IBV_WR_SEND,
+	};
+	static const int wc_op[] = { IBV_WC_RDMA_WRITE, IBV_WC_RDMA_READ, IBV_WC_SEND };
+	struct swr s[SOAK_MSGS];
+	struct wexp e[SOAK_MSGS];
+	uint64_t ids[SOAK_MSGS], rid = 0;
+	int i, ret;
+
+	for (i = 0; i < n; i++)
+		s[i] = (struct swr){ .op = wr_op[op], .reg = &lr[i], .nreg = 1,
+				     .raddr = rr[i].off, .rkey = c->rh.rkey };
+	switch (op) {
+	case SOAK_WRITE:
+		region_fill(c->side.buf, lr, n, c->seed);
+		if (rpc_poison(c, rr, n))
+			return FAIL;
+		break;
+	case SOAK_READ:
+		if (rpc_fill(c, rr, n))
+			return FAIL;
+		region_poison(c->side.buf, lr, n);
+		break;
+	default:
+		rid = next_wrid(c);
+		c->wr_seq += n;		/* rid .. rid + n - 1 */
+		if (rpc_poison(c, rr, n) || rpc_post_recv(c, rr, n, rid, true))
+			return FAIL;
+		region_fill(c->side.buf, lr, n, c->seed);
+		break;
+	}
+	if (post_chain(c, s, n, ids) != PASS)
+		return FAIL;
+	for (i = 0; i < n; i++)
+		e[i] = wexp_ok(c, ids[i], wc_op[op], op == SOAK_READ ? (int64_t)lr[i].len : -1);
+	ret = expect_send(c, e, n);
+	if (op == SOAK_SEND) {
+		for (i = 0; i < n; i++)
+			e[i] = wexp_recv(c, rid + i, IBV_WC_RECV, rr[i].len, 0, 0);
+		if (expect_remote_recv(c, e, n) != PASS)
+			ret = FAIL;
+	}
+	/* A message that failed left its region part-written: no news there. */
+	if (ret != PASS)
+		return fail(c, "data not checked: the completions were wrong");
+	if (op == SOAK_READ) {
+		if (check_local(c, lr, n, UINT64_MAX) != PASS)
+			ret = FAIL;
+	} else if (rpc_check(c, rr, n, UINT64_MAX) != PASS) {
+		ret = FAIL;
+	}
+	return ret;
+}
+
+static double mb_per_s(uint64_t bytes, uint64_t ms)
+{
+	return ms ? bytes / 1e3 / ms : 0;
+}
+
+/* Say what went wrong in a round, then start over on a fresh QP pair. */
+static int soak_failed(struct client *c, struct soak *k, int op,
+		       const struct region *lr, const struct region *rr, int n,
+		       uint64_t t0)
+{
+	char sizes[512];
+	size_t l = 0;
+	int i;
+
+	sizes[0] = 0;
+	for (i = 0; i < n && l < sizeof(sizes) - 64; i++)
+		l += snprintf(sizes + l, sizeof(sizes) - l, "%s%" PRIu64 "@%" PRIu64
+			      "->%" PRIu64, i ? " " : "", lr[i].len, lr[i].off, rr[i].off);
+	k->failed[op]++;
+	printf("# soak: failure %u: round %u, %s of %d messages (len@local->remote:"
+	       " %s), round seed 0x%08x, after %" PRIu64 " bytes, at %" PRIu64 " ms:\n",
+	       k->failed[0] + k->failed[1] + k->failed[2], k->round, soak_name[op], n,
+	       sizes, c->seed, k->done, now_ms() - t0);
+	print_diag(c->diag);
+	c->dlen = 0;
+	c->diag[0] = 0;
+	if (c->dead)
+		return FAIL;
+	return conn_setup(c, &c->params, false);
+}
+
+static int t_soak(struct client *c, const void *arg)
+{
+	const struct opts *o = c->o;
+	struct region lr[SOAK_MSGS], rr[SOAK_MSGS];
+	struct soak k = { .rng = ((uint64_t)o->seed << 32) | mix32(o->seed) | 1 };
+	uint64_t t0 = now_ms(), step_at = o->soak_step, ms;
+	uint32_t nfail = 0;
+	struct qp_params params = default_params;
+	int op = SOAK_NOPS - 1, n, i;
+
+	(void)arg;
+	if (o->qp_timeout >= 0)
+		params.timeout = o->qp_timeout;
+	if (conn_setup(c, &params, false) != PASS)
+		return FAIL;
+	for (k.round = 0; k.done < o->soak_bytes; k.round++) {
+		/* The next operation of those asked for, in turn. */
+		do
+			op = (op + 1) % SOAK_NOPS;
+		while (!(o->soak_ops & (1 << op)));
+		c->seed = mix32(o->seed ^ mix32(k.round + 0x50a6));
+		n = soak_layout(&k, lr, rr);
+		if (soak_round(c, op, lr, rr, n) != PASS) {
+			nfail = k.failed[0] + k.failed[1] + k.failed[2] + 1;
+			if (soak_failed(c, &k, op, lr, rr, n, t0) != PASS ||
+			    nfail >= SOAK_GIVE_UP) {
+				note(c, "soak: gave up after failure %u", nfail);
+				break;
+			}
+			continue;
+		}
+		for (i = 0; i < n; i++)
+			k.bytes[op] += lr[i].len;
+		k.msgs[op] += n;
+		k.done = k.bytes[0] + k.bytes[1] + k.bytes[2];
+		if (k.done >= step_at || k.done >= o->soak_bytes) {
+			ms = now_ms() - t0;
+			printf("# soak: %" PRIu64 " bytes checked, %" PRIu64 " messages,"
+			       " %" PRIu64 " ms, %.2f MB/s\n", k.done,
+			       k.msgs[0] + k.msgs[1] + k.msgs[2], ms, mb_per_s(k.done, ms));
+			while (step_at <= k.done)
+				step_at += o->soak_step;
+		}
+	}
+	ms = now_ms() - t0;
+	nfail = k.failed[0] + k.failed[1] + k.failed[2];
+	printf("# soak: %s: %" PRIu64 " bytes in %" PRIu64 " ms (%.2f MB/s), %u rounds,"
+	       " %u failed;", k.done >= o->soak_bytes ? "done" : "stopped", k.done, ms,
+	       mb_per_s(k.done, ms), k.round, nfail);
+	for (op = 0; op < SOAK_NOPS; op++)
+		printf(" %s %" PRIu64 " bytes in %" PRIu64 " messages (%u rounds failed)%s",
+		       soak_name[op], k.bytes[op], k.msgs[op], k.failed[op],
+		       op < SOAK_NOPS - 1 ? "," : "\n");
+	if (nfail)
+		return fail(c, "%u rounds failed (see \"# soak: failure\" above)", nfail);
+	return PASS;
+}
+
+/* ------------------------------------------------------------- runner ---- */
+
+typedef int (*case_fn)(struct client *c, const void *arg);
 
 static __attribute__((format(printf, 4, 5)))
 void run_case(struct client *c, case_fn fn, const void *arg, const char *fmt, ...)
@@ -2418,6 +2641,11 @@ static void print_header(struct client *c)
 	       c->side.ib_port, c->side.gid_idx, gid, mtu_bytes(c->side.port.active_mtu));
 	printf("# server gid %s mtu %u, seed 0x%08x%s\n", rgid, mtu_bytes(c->rh.mtu),
 	       c->o->seed, c->o->quick ? ", quick" : "");
+	if (c->o->soak_bytes)
+		printf("# soak %" PRIu64 " bytes, QP timeout %u retry_cnt %u rnr_retry %u,"
+		       " waits of %d s\n", c->o->soak_bytes, c->o->qp_timeout >= 0 ?
+		       (unsigned int)c->o->qp_timeout : default_params.timeout,
+		       default_params.retry_cnt, default_params.rnr_retry, c->o->wait_ms / 1000);
 	if (!c->side.gid.global.interface_id && !c->side.gid.global.subnet_prefix)
 		printf("# warning: gid[%d] is all zeroes\n", c->side.gid_idx);
 }
@@ -2451,6 +2679,12 @@ static int client_main(const struct opts *o)
 	c->rh = c->m.hello;
 	print_header(c);
 
+	if (o->soak_bytes) {
+		run_case(c, t_soak, NULL, "soak: %" PRIu64 " bytes of RDMA_WRITE, RDMA_READ"
+			 " and SEND, 4 KiB..1 MiB messages, every byte checked",
+			 o->soak_bytes);
+		goto out;
+	}
 	if (o->groups & G_BASIC)
 		run_basic(c);
 	if (o->groups & G_SGE)
@@ -2466,7 +2700,7 @@ static int client_main(const struct opts *o)
 			 "SEND_WITH_INV invalidates a type 2 memory window");
 	if (o->groups & G_ERROR)
 		run_errors(c);
-
+out:
 	conn_drop(c);
 	if (!c->dead)
 		rpc(c, msg_regions(c, NULL, 0), CMD_QUIT);
@@ -2522,11 +2756,19 @@ static void usage(FILE *f)
 "  -v, --verbose       timing and notes for every case\n"
 "  -C, --self-check    test the checker: spoil one byte before every data\n"
 "                      check, so that every data case must fail\n"
+"  -B, --soak BYTES    instead of the groups: RDMA_WRITE, RDMA_READ and SEND\n"
+"                      in turn, chains of 4 KiB..1 MiB messages, until BYTES\n"
+"                      (suffix K, M or G) are moved, every byte checked\n"
+"  -P, --progress BYTES  with --soak: a \"# soak:\" line per BYTES (16M)\n"
+"  -O, --soak-ops LIST  with --soak: of write,read,send (default all three)\n"
+"  -T, --qp-timeout N  with --soak: the QPs' local ACK timeout (4.096 us << N;\n"
+"                      default 14, 67 ms)\n"
+"  -W, --wait SEC      the deadline of a completion wait (default %d)\n"
 "  -h, --help          this text\n"
 "\n"
 "Example, two hosts:  server: sroce_integrity -s -d sroce0 -g 1\n"
 "                     client: sroce_integrity -c 10.0.0.2 -d sroce0 -g 1\n",
-		DEFAULT_TCP_PORT);
+		DEFAULT_TCP_PORT, WAIT_MS / 1000);
 }
 
 static int parse_groups(const char *s, unsigned int *groups)
@@ -2552,6 +2794,52 @@ static int parse_groups(const char *s, unsigned int *groups)
 	return 0;
 }
 
+/* BYTES with an optional K, M or G (binary) suffix. */
+static int parse_size(const char *s, uint64_t *bytes)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	switch (*end) {
+	case 'G': case 'g': v <<= 10; /* fall through */
+	case 'M': case 'm': v <<= 10; /* fall through */
+	case 'K': case 'k': v <<= 10; end++; break;
+	default: break;
+	}
+	if (errno || end == s || *end) {
+		fprintf(stderr, "not a size: '%s'\n", s);
+		return -1;
+	}
+	*bytes = v;
+	return 0;
+}
+
+static int parse_soak_ops(const char *s, unsigned int *ops)
+{
+	static const char *const names[SOAK_NOPS] = { "write", "read", "send" };
+	char *copy = strdup(s), *tok, *save = NULL;
+	int i;
+
+	if (!copy)
+		return -1;
+	*ops = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < SOAK_NOPS; i++)
+			if (!strcmp(tok, names[i]))
+				break;
+		if (i == SOAK_NOPS) {
+			fprintf(stderr, "unknown soak operation '%s'\n", tok);
+			free(copy);
+			return -1;
+		}
+		*ops |= 1 << i;
+	}
+	free(copy);
+	return *ops ? 0 : -1;
+}
+
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lopts[] = {
@@ -2567,6 +2855,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "tests", required_argument, NULL, 't' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "self-check", no_argument, NULL, 'C' },
+		{ "soak", required_argument, NULL, 'B' },
+		{ "progress", required_argument, NULL, 'P' },
+		{ "wait", required_argument, NULL, 'W' },
+		{ "soak-ops", required_argument, NULL, 'O' },
+		{ "qp-timeout", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -2575,8 +2868,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	*o = (struct opts){
 		.ib_port = 1, .tcp_port = DEFAULT_TCP_PORT, .groups = G_ALL,
 		.seed = mix32((uint32_t)time(NULL) ^ ((uint32_t)getpid() << 16)),
+		.soak_step = 16 * MIB, .soak_ops = 7, .wait_ms = WAIT_MS,
+		.qp_timeout = -1,
 	};
-	while ((ch = getopt_long(argc, argv, "lsc:d:i:g:p:qS:t:vCh", lopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "lsc:d:i:g:p:qS:t:vCB:P:W:O:T:h", lopts, NULL)) != -1) {
 		switch (ch) {
 		case 'l': o->loopback = true; break;
 		case 's': o->server = true; break;
@@ -2593,6 +2888,28 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'v': o->verbose = true; break;
 		case 'C': o->self_check = true; break;
+		case 'B':
+			if (parse_size(optarg, &o->soak_bytes))
+				return -1;
+			break;
+		case 'P':
+			if (parse_size(optarg, &o->soak_step) || !o->soak_step)
+				return -1;
+			break;
+		case 'O':
+			if (parse_soak_ops(optarg, &o->soak_ops))
+				return -1;
+			break;
+		case 'T':
+			o->qp_timeout = atoi(optarg);
+			if (o->qp_timeout < 0 || o->qp_timeout > 31)
+				return -1;
+			break;
+		case 'W':
+			o->wait_ms = atoi(optarg) * 1000;
+			if (o->wait_ms <= 0)
+				return -1;
+			break;
 		case 'h': usage(stdout); exit(0);
 		default: return -1;
 		}

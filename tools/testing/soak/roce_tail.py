@@ -1,0 +1,117 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Show how each RC connection in a RoCEv2 capture ended.
+
+    roce_tail.py FILE.pcap [N]
+
+Reads a classic pcap (tcpdump -w, Ethernet, IPv4, as 46-soak.sh takes it
+with SROCE_SOAK_PCAP=1) and prints, for each pair of QPs, its last N
+packets (default 40) in both directions: time, direction, opcode, PSN,
+AckReq, and the RETH (va, length) of a READ request or the AETH of an
+ACK/NAK or READ response.  A QP that ran out of retries shows as a tail of
+requests sent again with no answer that makes progress.
+"""
+
+import struct
+import sys
+
+OPCODES = {
+    0x00: "SEND_FIRST", 0x01: "SEND_MIDDLE", 0x02: "SEND_LAST",
+    0x03: "SEND_LAST_IMM", 0x04: "SEND_ONLY", 0x05: "SEND_ONLY_IMM",
+    0x06: "WRITE_FIRST", 0x07: "WRITE_MIDDLE", 0x08: "WRITE_LAST",
+    0x09: "WRITE_LAST_IMM", 0x0a: "WRITE_ONLY", 0x0b: "WRITE_ONLY_IMM",
+    0x0c: "READ_REQ", 0x0d: "READ_RESP_FIRST", 0x0e: "READ_RESP_MIDDLE",
+    0x0f: "READ_RESP_LAST", 0x10: "READ_RESP_ONLY", 0x11: "ACK",
+}
+# Opcodes that carry an AETH.
+AETH = {0x0d, 0x0f, 0x10, 0x11}
+
+
+def aeth_str(syn, msn):
+    """An AETH syndrome in words."""
+    kind = syn >> 5
+    if kind == 0:
+        return "ACK msn %d" % msn
+    if kind == 1:
+        return "RNR NAK msn %d" % msn
+    if kind == 3:
+        code = syn & 0x1f
+        what = {0: "PSN seq err", 1: "inv req", 2: "rem access",
+                3: "rem op", 4: "inv RD req"}.get(code, "code %d" % code)
+        return "NAK %s msn %d" % (what, msn)
+    return "syndrome 0x%02x" % syn
+
+
+def packets(path):
+    """(time, src, dst, dest QPN, opcode, PSN, text) per RoCEv2 packet."""
+    with open(path, "rb") as f:
+        data = f.read()
+    magic = struct.unpack("<I", data[:4])[0]
+    endian = "<" if magic in (0xa1b2c3d4, 0xa1b23c4d) else ">"
+    nano = magic in (0xa1b23c4d, 0x4d3cb2a1)
+    off = 24
+    while off + 16 <= len(data):
+        sec, frac, incl, _ = struct.unpack(endian + "IIII", data[off:off + 16])
+        pkt = data[off + 16:off + 16 + incl]
+        off += 16 + incl
+        t = sec + frac / (1e9 if nano else 1e6)
+        if len(pkt) < 14 + 20 + 8 + 12 or pkt[12:14] != b"\x08\x00":
+            continue
+        ihl = (pkt[14] & 0x0f) * 4
+        if pkt[23] != 17:
+            continue
+        src, dst = pkt[26:30], pkt[30:34]
+        udp = 14 + ihl
+        if struct.unpack(">H", pkt[udp + 2:udp + 4])[0] != 4791:
+            continue
+        bth = pkt[udp + 8:]
+        if len(bth) < 12:
+            continue
+        op = bth[0]
+        qpn = int.from_bytes(bth[5:8], "big")
+        ackreq = bth[8] >> 7
+        psn = int.from_bytes(bth[9:12], "big")
+        text = "%-16s psn %8d%s" % (OPCODES.get(op, "op 0x%02x" % op), psn,
+                                    " A" if ackreq else "  ")
+        ext = bth[12:]
+        if op == 0x0c and len(ext) >= 16:
+            va, _, length = struct.unpack(">QII", ext[:16])
+            text += " va 0x%x len %d" % (va, length)
+        elif op in AETH and len(ext) >= 4:
+            text += " " + aeth_str(ext[0], int.from_bytes(ext[1:4], "big"))
+        yield t, src, dst, qpn, op, psn, text
+
+
+def main():
+    path = sys.argv[1]
+    n = int(sys.argv[2]) if len(sys.argv) > 2 else 40
+    # Packets by destination (address, QPN).  A request to (b, R) from a
+    # with PSN p, then an ACK or READ response to (a, Q) with the same
+    # PSN: R and Q are the two ends of one connection.
+    by_dest, asked, peer_of = {}, {}, {}
+    t0 = None
+    for t, src, dst, qpn, op, psn, text in packets(path):
+        t0 = t if t0 is None else t0
+        by_dest.setdefault((dst, qpn), []).append((t - t0, src, dst, qpn, text))
+        if op < 0x0d:
+            asked[(src, psn)] = (dst, qpn)
+        elif (dst, psn) in asked and (dst, qpn) not in peer_of:
+            other = asked[(dst, psn)]
+            peer_of[(dst, qpn)] = other
+            peer_of[other] = (dst, qpn)
+    done = set()
+    for key in sorted(by_dest, key=lambda k: by_dest[k][0][0]):
+        if key in done:
+            continue
+        peer = peer_of.get(key)
+        done.update({key, peer})
+        pkts = sorted(by_dest[key] + by_dest.get(peer, []))
+        print("== QP %d%s: %d packets, the last at %.3f s" % (
+            key[1], " <-> QP %d" % peer[1] if peer else "", len(pkts), pkts[-1][0]))
+        for t, src, dst, qpn, text in pkts[-n:]:
+            print("%10.4f %s -> %s QP %-4d %s" % (
+                t, ".".join(map(str, src)), ".".join(map(str, dst)), qpn, text))
+
+
+if __name__ == "__main__":
+    main()
