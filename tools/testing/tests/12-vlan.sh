@@ -93,7 +93,7 @@ done
 wait "$dump"
 check_output "the RoCE frames on veth1 are tagged VLAN 100, priority 5" \
 	'vlan 100, p 5.*4791' cat tcpdump.log
-diag "tcpdump -e on veth1:" "$(head -n 2 tcpdump.log)"
+diag "tcpdump -e on veth1:" "$(grep -m 2 "vlan 100" tcpdump.log)"
 run_ns ns0 timeout 60 rping -s -a 10.1.0.1 -C 50 -V >server.log 2>&1 &
 server=$!
 sleep 2
