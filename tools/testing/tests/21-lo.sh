@@ -3,11 +3,11 @@
 # timeout: 300
 #
 # A device on lo, as rdma_rxe allows: a namespace that has only lo (a
-# container's, "unshare -n") gets RDMA between its own processes, RC, UD
-# and rdma_cm (over an address of lo's other than 127.0.0.1), IPv4 and
-# IPv6, data checked.  A packet from a local UDP
-# socket never reaches its QPs: their peer is the device's own GID, which
-# only sroce's internal loopback may claim (rx_drop_peer).
+# container's, "unshare -n") gets RDMA between its own processes, RC and
+# UD, IPv4 and IPv6, data checked (not rdma_cm: see below).  A packet
+# from a local UDP socket never reaches its QPs: their peer is the
+# device's own GID, which only sroce's internal loopback may claim
+# (rx_drop_peer).
 . "$(dirname "$0")/../lib.sh"
 require_sroce
 
@@ -45,7 +45,6 @@ sroce_load
 ip netns del nslo 2>/dev/null
 ip netns add nslo
 ip -n nslo link set lo up
-ip -n nslo addr add 10.99.0.1/32 dev lo
 check "rdma link add on lo, in a namespace with only lo" \
 	run_ns nslo rdma link add sroce0 type sroce netdev lo
 wait_for "RoCE v2 GID for 127.0.0.1" 10 rdma_gid_index sroce0 1 127.0.0.1
@@ -58,18 +57,11 @@ pair "UD ping-pong over 127.0.0.1" ibv_ud_pingpong -s 512 -n 50
 GIDADDR=::1
 pair "RC ping-pong over ::1, 64 KiB" ibv_rc_pingpong -s 65536 -n 20
 
-# rdma_cm takes 127.0.0.1 and ::1 for "any device" and resolves no RoCE
-# route to them (cma_bind_loopback(): no netdev), for rdma_rxe as for us;
-# another address on lo (given before the device: the core follows the
-# addresses of Ethernet netdevs only) is an ordinary one.
-wait_for "RoCE v2 GID for 10.99.0.1 on lo" 10 rdma_gid_index sroce0 1 10.99.0.1
-run_ns nslo timeout 60 rping -s -a 10.99.0.1 -C 50 -V >server.log 2>&1 &
-server=$!
-sleep 2
-check "rping over 10.99.0.1 on lo, 50 x 64 B, data checked" \
-	run_ns nslo timeout 60 rping -c -a 10.99.0.1 -C 50 -V
-wait "$server" || diag "rping server failed:" "$(cat server.log)"
-server=
+# Not rdma_cm: it takes 127.0.0.1 and ::1 for "any device" and resolves
+# no RoCE route to them (cma_bind_loopback()), and for any other address
+# of lo it looks for a GID of type IB without a netdev
+# (cma_validate_port() treats a non-Ethernet netdev as InfiniBand), which
+# a RoCE device has not: the core's limit, for rdma_rxe on lo as for us.
 
 # Live RC QPs (a long ping-pong), and UDP packets at them from a socket
 # in the namespace: each one is dropped before its ICRC is looked at.
