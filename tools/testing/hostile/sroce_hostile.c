@@ -356,7 +356,8 @@ static bool map_in(const struct map *m, int n, unsigned long start)
 /*
  * Create an RC QP and find its send ring: a uverbs mapping that was not
  * there before, whose slots hold a struct rxe_send_wqe and whose
- * index_mask is the send queue's capacity.
+ * index_mask is about the send queue's capacity (the receive ring's
+ * slots are smaller, and it is made of another size).
  */
 static struct ibv_qp *rc_qp_with_ring(struct dev *d, struct ibv_cq *scq,
 				      uint32_t send_wr, uint32_t recv_wr,
@@ -381,7 +382,8 @@ static struct ibv_qp *rc_qp_with_ring(struct dev *d, struct ibv_cq *scq,
 			continue;
 		if (q->log2_elem_size > 20 ||
 		    (1UL << q->log2_elem_size) < sizeof(struct rxe_send_wqe) ||
-		    q->index_mask != cap->max_send_wr ||
+		    q->index_mask < cap->max_send_wr ||
+		    q->index_mask > 2 * cap->max_send_wr + 1 ||
 		    sizeof(*q) + ((size_t)(q->index_mask + 1) << q->log2_elem_size) > len)
 			continue;
 		*ring = q;
