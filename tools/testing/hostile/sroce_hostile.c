@@ -481,23 +481,28 @@ static void *flood_writer(void *arg)
 	struct flood *f = arg;
 	struct rxe_queue_buf *q = f->q;
 	uint32_t last = load_acq(&q->consumer_index), mask = q->index_mask;
-	unsigned long long round = 0;
+	unsigned long long consumed = 0, writes = 0;
+	unsigned int k;
 
 	while (!atomic_load(&f->stop)) {
-		uint32_t c = load_acq(&q->consumer_index);
-
-		atomic_fetch_add(&f->consumed, (c - last) & mask);
-		last = c;
+		/* Now and then: a stuck verb is not fed any more. */
 		if (atomic_load(&f->op_busy) &&
 		    now() - atomic_load(&f->op_start) > flood_stall) {
 			usleep(1000);
 			continue;
 		}
-		if (!(round & 63))
-			garbage_wqe(q, c + (uint32_t)(rnd() % mask), rnd(), f->bad_lkey);
-		store_rel(&q->producer_index, (c + mask - (round & 1)) & mask);
-		atomic_fetch_add(&f->writes, 1);
-		round++;
+		garbage_wqe(q, last + (uint32_t)(rnd() % mask), rnd(), f->bad_lkey);
+		/* The tight part: nothing here but the two indices. */
+		for (k = 0; k < 4096; k++) {
+			uint32_t c = load_acq(&q->consumer_index);
+
+			consumed += (c - last) & mask;
+			last = c;
+			store_rel(&q->producer_index, (c + mask - (k & 1)) & mask);
+		}
+		writes += k;
+		atomic_store(&f->consumed, consumed);
+		atomic_store(&f->writes, writes);
 	}
 	return NULL;
 }
@@ -553,7 +558,11 @@ static int mode_sqflood(void)
 	scq = ibv_create_cq(d.ctx, 65535, NULL, NULL, 0);
 	if (!scq)
 		bail("create_cq");
-	a = rc_qp_with_ring(&d, scq, 128, 16, &q, &cap);
+	/*
+	 * A big ring: the kernel must take longer to empty it than the
+	 * writer takes to refill it, even when the writer's vCPU is slow.
+	 */
+	a = rc_qp_with_ring(&d, scq, 8000, 16, &q, &cap);
 	if (!check(a && q, "found the send ring of an RC QP in /proc/self/maps"))
 		bail("no send ring");
 	b = rc_qp(&d, d.cq, 16, 128, NULL);
@@ -624,6 +633,7 @@ static int mode_sqflood(void)
 			errs++;
 		if (now() - atomic_load(&f.op_start) > op_limit)
 			op_end(&f, "ibv_post_send in ERR", err);
+		drain_cq(scq, NULL);
 	}
 	diag("ibv_post_send while the ring is kept full: %d posted, %d ENOMEM, %d other errors",
 	     posted, enomem, errs);
