@@ -58,4 +58,14 @@ static inline struct page *ib_virt_dma_to_page(u64 dma_addr)
 }
 #endif
 
+/* 6.3 made vma->vm_flags read-only behind helpers. */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
+#include <linux/mm.h>
+
+static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vma->vm_flags |= flags;
+}
+#endif
+
 #endif /* SROCE_COMPAT_H */

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Bad requests get an error and a message, never a crash: a missing,
-# non-Ethernet or already-bound netdev, a taken or over-long name, and
-# unloading while a device is in use.
+# non-Ethernet or already-bound netdev, a taken or over-long name; and
+# unloading while a program has a device open takes the device from it.
 . "$(dirname "$0")/../lib.sh"
 require_sroce
 topo_veth
@@ -26,16 +26,36 @@ check_fail "name with %" run_ns ns1 rdma link add 'sroce%d' type sroce netdev ve
 check "veth1 still takes a device" run_ns ns1 rdma link add sroce1 type sroce netdev veth1
 check_fail "deleting a device that does not exist" rdma link delete nosuch0
 
-# A program holding the device open pins the module.
-ibv_asyncwatch -d sroce0 >/dev/null 2>&1 &
+# A program holding the device open does not pin the module: rmmod
+# disassociates it (IB_EVENT_DEVICE_FATAL) and goes on.  The program's
+# ring mappings outlive the module; it must still exit cleanly.
+events=/tmp/asyncwatch.$$
+stdbuf -oL ibv_asyncwatch -d sroce0 >"$events" 2>&1 &
 holder=$!
 poll_until 10 bash -c "ls -l /proc/$holder/fd 2>/dev/null | grep -q uverbs"
-check_fail "rmmod while a program has the device open" rmmod sroce
-check_output "  the module is still there" '^sroce ' lsmod
-kill "$holder"
-wait "$holder" 2>/dev/null
-check "rmmod once it has let go" sroce_unload
-check_fail "no device left" test -e /sys/class/infiniband/sroce1
-
+# And an RC ping-pong in full flow, its rings mapped, on both devices.
+poll_until 10 rdma_gid_index sroce0 1 10.0.0.1
+poll_until 10 rdma_gid_index sroce1 1 10.0.0.2
+run_ns ns0 ibv_rc_pingpong -d sroce0 -g "$(rdma_gid_index sroce0 1 10.0.0.1)" \
+	-n 100000000 >/dev/null 2>&1 &
+server=$!
+sleep 1
+run_ns ns1 ibv_rc_pingpong -d sroce1 -g "$(rdma_gid_index sroce1 1 10.0.0.2)" \
+	-n 100000000 10.0.0.1 >/dev/null 2>&1 &
+client=$!
+poll_until 10 bash -c "ls -l /proc/$client/fd 2>/dev/null | grep -q uverbs"
+sleep 2
+check "rmmod while programs have the devices open" timeout 30 rmmod sroce
+check_output "  the watcher got IBV_EVENT_DEVICE_FATAL" 'DEVICE_FATAL' \
+	bash -c "sleep 1; cat $events"
+check_fail "  the module is gone" grep -q '^sroce ' /proc/modules
+check_fail "  no device left" test -e /sys/class/infiniband/sroce1
+# A program that busy-polls its CQ never learns by itself (as with any
+# RDMA device); killed, it exits and unmaps its rings after the module.
+kill "$holder" "$server" "$client" 2>/dev/null
+check "  the programs exit once killed" \
+	timeout 20 bash -c "while kill -0 $server 2>/dev/null || kill -0 $client 2>/dev/null; do sleep 0.5; done"
+wait "$holder" "$server" "$client" 2>/dev/null
+rm -f "$events"
 topo_clean
 tap_done

@@ -24,6 +24,11 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RETRY_EXCEEDED].name = "retry_exceeded",
 	[SROCE_CNT_TX_NOMEM].name = "tx_nomem",
 	[SROCE_CNT_TX_QUEUE_FULL].name = "tx_queue_full",
+	[SROCE_CNT_RX_DROP_PEER].name = "rx_drop_peer",
+	[SROCE_CNT_RX_DROP_QUEUE_FULL].name = "rx_drop_queue_full",
+	[SROCE_CNT_RX_DROP_STATE].name = "rx_drop_state",
+	[SROCE_CNT_RD_ATOMIC_EXCEEDED].name = "rd_atomic_exceeded",
+	[SROCE_CNT_SEQ_NAK_IGNORED].name = "seq_nak_ignored",
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);

@@ -26,6 +26,11 @@ enum sroce_counter {
 	SROCE_CNT_RETRY_EXCEEDED,	/* requester: gave up (either kind) */
 	SROCE_CNT_TX_NOMEM,		/* a packet waited for memory */
 	SROCE_CNT_TX_QUEUE_FULL,	/* the netdev's queue had no room */
+	SROCE_CNT_RX_DROP_PEER,		/* RC/UC: not from the QP's peer */
+	SROCE_CNT_RX_DROP_QUEUE_FULL,	/* the QP's or device's queue was full */
+	SROCE_CNT_RX_DROP_STATE,	/* QP not receiving, or wrong transport */
+	SROCE_CNT_RD_ATOMIC_EXCEEDED,	/* responder: over max_dest_rd_atomic */
+	SROCE_CNT_SEQ_NAK_IGNORED,	/* requester: a go-back-N was under way */
 	SROCE_NUM_COUNTERS
 };
 

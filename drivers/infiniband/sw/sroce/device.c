@@ -152,6 +152,19 @@ static void sroce_dealloc_ucontext(struct ib_ucontext *uctx)
 {
 }
 
+/*
+ * The device is going away (rdma link delete, the netdev unregistering,
+ * rmmod) while a program has it open.  Having this op tells the core not
+ * to wait for the program: it sends the program IB_EVENT_DEVICE_FATAL,
+ * destroys its objects as if it had exited, then calls this.  Nothing of
+ * the context is left to undo: each ring's memory belongs to its mmap
+ * entry, which a mapping keeps alive, so a program that still writes to
+ * a ring writes to memory nobody reads any more.
+ */
+static void sroce_disassociate_ucontext(struct ib_ucontext *uctx)
+{
+}
+
 static int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	return 0;
@@ -220,6 +233,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.destroy_cq = sroce_destroy_cq,
 	.destroy_qp = sroce_destroy_qp,
 	.destroy_srq = sroce_destroy_srq,
+	.disassociate_ucontext = sroce_disassociate_ucontext,
 	.enable_driver = sroce_enable_driver,
 	.get_dev_fw_str = sroce_fw_str,
 	.get_link_layer = sroce_link_layer,

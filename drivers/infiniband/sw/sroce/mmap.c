@@ -9,29 +9,32 @@
  * table's lock, so mmap() racing with the destruction of the object
  * finds either a live entry or nothing.
  *
- * The entry owns the ring's memory.  The object holds one reference,
- * dropped when it is destroyed (which also forbids new mappings), and
- * every VMA holds one, dropped when it is unmapped; the memory is freed
- * by the mmap_free op after the last of them.  So the driver never
- * writes to freed memory, and userspace never sees memory reused while
- * it still has the ring mapped.
+ * The entry owns the ring's memory (vmalloc'ed, charged to the user's
+ * memory cgroup); the object holds the entry's one long-lived reference,
+ * dropped when it is destroyed, which also forbids new mappings, and the
+ * mmap_free op frees the memory after it.  A mapping holds the pages, not
+ * the entry: sroce_mmap() inserts each page into the VMA, which takes a
+ * reference on it, so a page freed by vfree() stays until the last
+ * mapping of it goes.  The driver never writes to freed memory, and
+ * userspace never sees memory reused while it still has it mapped.
  *
- * The core's own VMA operations only track IO mappings that it maps
- * itself (rdma_user_mmap_io()), so we install ours to hold the entry.
- * A VMA keeps the uverbs file, hence the user context and its mmap
- * table, alive until it is closed.
+ * The VMAs have no operations of ours.  That matters when the device goes
+ * away under a program (disassociate_ucontext): the program's mappings
+ * outlive its objects, the device and even this module, and nothing in
+ * them may call back into sroce.
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <rdma/ib_verbs.h>
+#include <sroce/compat.h>
 
 #include "queue.h"
 
 /**
  * struct sroce_mmap_entry - one mappable ring
  * @rdma_entry: the core's entry; its kref is the lifetime of @buf
- * @buf: the ring, from vmalloc_user()
+ * @buf: the ring, from __vmalloc()
  */
 struct sroce_mmap_entry {
 	struct rdma_user_mmap_entry rdma_entry;
@@ -47,7 +50,7 @@ to_sroce_mmap_entry(struct rdma_user_mmap_entry *rdma_entry)
 /**
  * sroce_mmap_entry_create - make a ring mappable by a user context
  * @uctx: the user context
- * @buf: the ring, from vmalloc_user()
+ * @buf: the ring, from __vmalloc()
  * @size: its size, a multiple of PAGE_SIZE
  *
  * On success the entry owns @buf; on failure the caller still does.
@@ -102,25 +105,24 @@ void sroce_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 	kfree(entry);
 }
 
-/* A VMA was split or copied (fork): the new one holds a reference too. */
-static void sroce_vma_open(struct vm_area_struct *vma)
+/*
+ * Insert the ring's pages into the VMA one by one (see the top of this
+ * file); the core checked that the VMA is exactly the ring's size.
+ */
+static int sroce_mmap_pages(struct vm_area_struct *vma, void *buf)
 {
-	struct sroce_mmap_entry *entry = vma->vm_private_data;
+	unsigned long off;
+	int err;
 
-	kref_get(&entry->rdma_entry.ref);
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	for (off = 0; off < vma->vm_end - vma->vm_start; off += PAGE_SIZE) {
+		err = vm_insert_page(vma, vma->vm_start + off,
+				     vmalloc_to_page(buf + off));
+		if (err)
+			return err;
+	}
+	return 0;
 }
-
-static void sroce_vma_close(struct vm_area_struct *vma)
-{
-	struct sroce_mmap_entry *entry = vma->vm_private_data;
-
-	rdma_user_mmap_entry_put(&entry->rdma_entry);
-}
-
-static const struct vm_operations_struct sroce_vm_ops = {
-	.open = sroce_vma_open,
-	.close = sroce_vma_close,
-};
 
 /**
  * sroce_mmap - the mmap op: map a ring at the offset create returned
@@ -129,28 +131,18 @@ static const struct vm_operations_struct sroce_vm_ops = {
  *
  * Context: process context (the core's mmap handler), may sleep.
  * Return: 0, -EINVAL for an unknown offset, a wrong size or a private
- * mapping, or the error from remap_vmalloc_range().
+ * mapping, or the error from vm_insert_page().
  */
 int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 {
 	struct rdma_user_mmap_entry *rdma_entry;
-	struct sroce_mmap_entry *entry;
 	int err;
 
-	/* Checks VM_SHARED and the size, and takes a reference. */
+	/* Checks VM_SHARED and the size; the reference keeps the ring. */
 	rdma_entry = rdma_user_mmap_entry_get(uctx, vma);
 	if (!rdma_entry)
 		return -EINVAL;
-	entry = to_sroce_mmap_entry(rdma_entry);
-
-	err = remap_vmalloc_range(vma, entry->buf, 0);
-	if (err) {
-		rdma_user_mmap_entry_put(rdma_entry);
-		return err;
-	}
-
-	/* The reference taken above now belongs to the VMA. */
-	vma->vm_ops = &sroce_vm_ops;
-	vma->vm_private_data = entry;
-	return 0;
+	err = sroce_mmap_pages(vma, to_sroce_mmap_entry(rdma_entry)->buf);
+	rdma_user_mmap_entry_put(rdma_entry);
+	return err;
 }

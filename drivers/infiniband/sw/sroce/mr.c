@@ -103,7 +103,7 @@ static struct sroce_mr *sroce_mr_alloc(struct ib_pd *ibpd,
 	mr->pd = container_of(ibpd, struct sroce_pd, ibpd);
 	refcount_set(&mr->ref, 1);
 	init_completion(&mr->released);
-	spin_lock_init(&mr->lock);
+	rwlock_init(&mr->lock);
 	mr->type = type;
 	mr->access = access;
 	mr->index = index;
@@ -127,6 +127,7 @@ static void sroce_mr_free_unpublished(struct sroce_mr *mr)
 	xa_erase(&mr->sdev->mr_table.xa, mr->index);
 	kvfree(mr->pages);
 	kfree(mr->blocks);
+	kfree(mr->map_blocks);
 	kfree(mr);
 }
 
@@ -163,7 +164,8 @@ static int sroce_mr_fill_pages(struct sroce_mr *mr, struct ib_umem *umem)
 	unsigned int n = 0;
 
 	mr->npages = ib_umem_num_pages(umem);
-	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages),
+			     GFP_KERNEL_ACCOUNT);
 	if (!mr->pages)
 		return -ENOMEM;
 
@@ -241,7 +243,9 @@ static struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
 	mr->blocks = kcalloc(max_num_sg, sizeof(*mr->blocks), GFP_KERNEL);
-	if (!mr->blocks) {
+	mr->map_blocks = kcalloc(max_num_sg, sizeof(*mr->map_blocks),
+				 GFP_KERNEL);
+	if (!mr->blocks || !mr->map_blocks) {
 		err = -ENOMEM;
 		goto err_mr;
 	}
@@ -267,7 +271,7 @@ static int sroce_set_page(struct ib_mr *ibmr, u64 addr)
 
 	if (mr->map_nblocks >= mr->max_blocks)
 		return -ENOMEM;
-	mr->blocks[mr->map_nblocks++] = addr;
+	mr->map_blocks[mr->map_nblocks++] = addr;
 	return 0;
 }
 
@@ -307,7 +311,7 @@ static int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct sroce_mr *mr = to_smr(ibmr);
 
 	xa_erase(&mr->sdev->mr_table.xa, mr->index);
-	sroce_mr_put(mr);
+	sroce_mr_unref(mr);
 	while (!wait_for_completion_timeout(&mr->released,
 					    SROCE_MR_DEREG_WARN))
 		ibdev_warn(&mr->sdev->ibdev,
@@ -316,6 +320,7 @@ static int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	ib_umem_release(mr->umem);
 	kvfree(mr->pages);
 	kfree(mr->blocks);
+	kfree(mr->map_blocks);
 	kfree_rcu(mr, rcu);
 	return 0;
 }
@@ -339,7 +344,6 @@ static int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 int sroce_mr_fast_reg(struct sroce_mr *mr, struct sroce_pd *pd, u32 key,
 		      int access)
 {
-	unsigned long flags;
 	u64 mapped;
 	int err;
 
@@ -355,10 +359,12 @@ int sroce_mr_fast_reg(struct sroce_mr *mr, struct sroce_pd *pd, u32 key,
 	    mr->ibmr.length > mapped - mr->map_first_off)
 		return -EINVAL;
 
-	spin_lock_irqsave(&mr->lock, flags);
+	write_lock_bh(&mr->lock);
 	if (mr->state == SROCE_MR_VALID) {
 		err = -EBUSY;
 	} else {
+		memcpy(mr->blocks, mr->map_blocks,
+		       mr->map_nblocks * sizeof(*mr->blocks));
 		WRITE_ONCE(mr->key, key);
 		WRITE_ONCE(mr->access, access);
 		WRITE_ONCE(mr->iova, mr->ibmr.iova);
@@ -368,9 +374,10 @@ int sroce_mr_fast_reg(struct sroce_mr *mr, struct sroce_pd *pd, u32 key,
 		WRITE_ONCE(mr->first_off, mr->map_first_off);
 		WRITE_ONCE(mr->state, SROCE_MR_VALID);
 	}
-	spin_unlock_irqrestore(&mr->lock, flags);
+	write_unlock_bh(&mr->lock);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_fast_reg);
 
 /* The MR with @key's index, referenced; NULL if there is none. */
 static struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key)
@@ -391,18 +398,22 @@ static struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key)
  * @pd: the PD of the QP that invalidates (requester for IB_WR_LOCAL_INV,
  *	responder for SEND_WITH_INV)
  * @key: the rkey to invalidate
+ * @remote: the peer asked (SEND_WITH_INV): only a key the peer could use,
+ *	an rkey (the MR grants a remote right), may be invalidated so
  *
- * Makes a fast-reg MR free again.  An MR that is free already stays
- * free: the verbs allow invalidating an invalid key.  Any context.
+ * Makes a fast-reg MR free again, once the accesses to it under way are
+ * done.  An MR that is free already stays free: the verbs allow
+ * invalidating an invalid key.  Not in hard interrupt context.
  *
  * Return: 0; -ENOKEY if no MR has @key; -EINVAL if it is not a fast-reg
- * MR; -EPERM if it belongs to another PD.  Local invalidation then
+ * MR; -EPERM if it belongs to another PD; -EACCES for a remote one
+ * without a remote right.  Local invalidation then
  * completes with IB_WC_LOC_QP_OP_ERR; a remote one is a NAK (invalid
  * request) and IB_WC_REM_INV_REQ_ERR on the responder.
  */
-int sroce_mr_invalidate(struct sroce_dev *sdev, struct sroce_pd *pd, u32 key)
+int sroce_mr_invalidate(struct sroce_dev *sdev, struct sroce_pd *pd, u32 key,
+			bool remote)
 {
-	unsigned long flags;
 	struct sroce_mr *mr;
 	int err = 0;
 
@@ -410,18 +421,23 @@ int sroce_mr_invalidate(struct sroce_dev *sdev, struct sroce_pd *pd, u32 key)
 	if (!mr)
 		return -ENOKEY;
 
-	spin_lock_irqsave(&mr->lock, flags);
+	if (mr->type != IB_MR_TYPE_MEM_REG) {
+		sroce_mr_unref(mr);
+		return -EINVAL;
+	}
+	/* Waits for the accesses under way (see mr->lock). */
+	write_lock_bh(&mr->lock);
 	if (mr->key != key)
 		err = -ENOKEY;
-	else if (mr->type != IB_MR_TYPE_MEM_REG)
-		err = -EINVAL;
 	else if (mr->pd != pd)
 		err = -EPERM;
+	else if (remote && !(mr->access & SROCE_ACCESS_REMOTE))
+		err = -EACCES;
 	else
 		WRITE_ONCE(mr->state, SROCE_MR_FREE);
-	spin_unlock_irqrestore(&mr->lock, flags);
+	write_unlock_bh(&mr->lock);
 
-	sroce_mr_put(mr);
+	sroce_mr_unref(mr);
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_mr_invalidate);
@@ -466,7 +482,6 @@ struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, struct sroce_pd *pd,
 				 u32 key, bool remote, int access, u64 iova,
 				 u64 length, int *err)
 {
-	unsigned long flags;
 	struct sroce_mr *mr;
 	int ret;
 
@@ -481,14 +496,16 @@ struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, struct sroce_pd *pd,
 		return NULL;
 	}
 
-	/* Only a fast-reg MR changes: see its registration whole. */
+	/*
+	 * Only a fast-reg MR changes: hold its registration till the put.
+	 * (sparse cannot follow a lock held across functions; the put
+	 * says so too.)
+	 */
 	if (mr->type == IB_MR_TYPE_MEM_REG) {
-		spin_lock_irqsave(&mr->lock, flags);
-		ret = sroce_mr_check(mr, pd, key, access, iova, length);
-		spin_unlock_irqrestore(&mr->lock, flags);
-	} else {
-		ret = sroce_mr_check(mr, pd, key, access, iova, length);
+		read_lock_bh(&mr->lock);
+		__release(&mr->lock);
 	}
+	ret = sroce_mr_check(mr, pd, key, access, iova, length);
 	*err = ret;
 	if (ret) {
 		sroce_mr_put(mr);

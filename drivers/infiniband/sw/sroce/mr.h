@@ -101,7 +101,11 @@ enum sroce_copy_dir {
  * @pd: the protection domain, fixed at creation
  * @ref: one for the table, one per lookup that found the MR
  * @released: completed when @ref drops to zero
- * @lock: serializes registration and invalidation of a fast-reg MR with
+ * @lock: fast-reg MR: registration and invalidation take it for writing;
+ *	a lookup that finds the MR valid holds it for reading until
+ *	sroce_mr_put(), so an access sees one registration whole, and
+ *	LOCAL_INV or SEND_WITH_INV returns only once no access is using
+ *	the memory.  Other MRs never change after creation.
  *	lookups of it; other MRs never change after creation
  * @type: IB_MR_TYPE_DMA, IB_MR_TYPE_USER or IB_MR_TYPE_MEM_REG
  * @state: a user or DMA MR is always valid
@@ -114,7 +118,11 @@ enum sroce_copy_dir {
  * @pages: user MR: the pinned pages
  * @npages: user MR: entries in @pages
  * @page_off: user MR: offset of @iova in pages[0]
- * @blocks: fast-reg MR: kernel addresses of the blocks, @max_blocks of them
+ * @blocks: fast-reg MR: kernel addresses of the blocks of the current
+ *	registration, @max_blocks of them
+ * @map_blocks: fast-reg MR: the list map_mr_sg fills, copied to @blocks
+ *	by the next registration: the owner may map the next one while
+ *	the current one is still in use
  * @max_blocks: fast-reg MR: max_num_sg from alloc_mr
  * @nblocks: fast-reg MR: blocks of the current registration
  * @block_shift: fast-reg MR: log2 of the block size of the registration
@@ -130,7 +138,7 @@ struct sroce_mr {
 	struct sroce_pd *pd;
 	refcount_t ref;
 	struct completion released;
-	spinlock_t lock;		/* fast-reg registration vs lookups */
+	rwlock_t lock;			/* fast-reg registration vs accesses */
 	enum ib_mr_type type;
 	enum sroce_mr_state state;
 	u32 index;
@@ -145,6 +153,7 @@ struct sroce_mr {
 	unsigned int page_off;
 
 	u64 *blocks;
+	u64 *map_blocks;
 	unsigned int max_blocks;
 	unsigned int nblocks;
 	unsigned int block_shift;
@@ -200,19 +209,35 @@ struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, struct sroce_pd *pd,
 				 u32 key, bool remote, int access, u64 iova,
 				 u64 length, int *err);
 
+/* Drop a reference (a lookup's, or the table's). */
+static inline void sroce_mr_unref(struct sroce_mr *mr)
+{
+	if (refcount_dec_and_test(&mr->ref))
+		complete(&mr->released);
+}
+
 /**
- * sroce_mr_put - drop a reference from sroce_mr_lookup()
+ * sroce_mr_put - end an access: drop a reference from sroce_mr_lookup()
  * @mr: the MR; may be NULL
+ *
+ * A fast-reg MR may be invalidated or registered anew from here on.
  */
 static inline void sroce_mr_put(struct sroce_mr *mr)
 {
-	if (mr && refcount_dec_and_test(&mr->ref))
-		complete(&mr->released);
+	if (!mr)
+		return;
+	if (mr->type == IB_MR_TYPE_MEM_REG) {
+		/* sparse: sroce_mr_lookup() took it, see there */
+		__acquire(&mr->lock);
+		read_unlock_bh(&mr->lock);
+	}
+	sroce_mr_unref(mr);
 }
 
 int sroce_mr_fast_reg(struct sroce_mr *mr, struct sroce_pd *pd, u32 key,
 		      int access);
-int sroce_mr_invalidate(struct sroce_dev *sdev, struct sroce_pd *pd, u32 key);
+int sroce_mr_invalidate(struct sroce_dev *sdev, struct sroce_pd *pd, u32 key,
+			bool remote);
 
 int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		  enum sroce_copy_dir dir, u32 *crc);

@@ -71,7 +71,9 @@ static void sroce_push_ipv6(struct sk_buff *skb, const struct sroce_av *av)
 
 	ip6h = skb_push(skb, sizeof(*ip6h));
 	skb_reset_network_header(skb);
-	ip6_flow_hdr(ip6h, av->tclass, cpu_to_be32(av->flow_label));
+	/* The flow label is 20 bits; the AV came from a user. */
+	ip6_flow_hdr(ip6h, av->tclass,
+		     cpu_to_be32(av->flow_label) & IPV6_FLOWLABEL_MASK);
 	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
 	ip6h->nexthdr = IPPROTO_UDP;
 	ip6h->hop_limit = av->hop_limit ?: SROCE_DEFAULT_HOP_LIMIT;
@@ -124,6 +126,8 @@ static int sroce_set_icrc(struct sk_buff *skb, __le32 *slot)
 	return err;
 }
 
+static void sroce_rcv(struct sk_buff *skb, bool from_self);
+
 /*
  * A packet to one of our own GIDs skips the IP stack: it goes straight to
  * the receive path as if it had come in on the netdev.
@@ -133,7 +137,7 @@ static void sroce_loopback(struct sroce_dev *sdev, struct sk_buff *skb)
 	skb->dev = sdev->ndev;
 	skb->pkt_type = PACKET_HOST;
 	skb_pull(skb, skb_transport_offset(skb));
-	sroce_net_rcv(skb);
+	sroce_rcv(skb, true);
 }
 
 /* Connected QPs have one flow each; datagrams hash their own. */
@@ -245,16 +249,42 @@ static struct sroce_dev *sroce_find_dev_by_daddr_rcu(struct sk_buff *skb)
 	return NULL;
 }
 
-/**
- * sroce_net_rcv - a RoCEv2 packet arrived
- * @skb: the packet, skb->data at the UDP header
- *
- * Finds the device and the QP and queues the packet for the QP's engine;
- * the rest (ICRC, headers) is checked there, on whatever CPU runs it.
- * Context: softirq, or the engine of the sending QP for loopback.
- * Return: 0; the skb is always consumed.
+/* The packet's transport must be the QP's. */
+static bool sroce_transport_ok(const struct sroce_qp *qp, u32 flags)
+{
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+		return flags & SROCE_F_RC;
+	case IB_QPT_UC:
+		return flags & SROCE_F_UC;
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+		return flags & SROCE_F_UD;
+	default:
+		return false;
+	}
+}
+
+/*
+ * What is cheap to check before a packet is queued: that the QP takes
+ * packets at all, and of this transport.  Read locklessly: modify_qp may
+ * change the state meanwhile, and the engine checks again.
  */
-int sroce_net_rcv(struct sk_buff *skb)
+static bool sroce_rx_wanted(const struct sroce_qp *qp, u8 opcode)
+{
+	const struct sroce_opcode_info *info = sroce_opcode(opcode);
+
+	return info && sroce_transport_ok(qp, info->flags) &&
+	       sroce_qp_can_receive(qp);
+}
+
+/*
+ * Find the device and the QP and queue the packet for the QP's engine;
+ * the rest (peer, ICRC, headers) is checked there, on whatever CPU runs
+ * it.  @from_self: sroce_loopback() sent it, it never was on a netdev.
+ * Always consumes @skb.
+ */
+static void sroce_rcv(struct sk_buff *skb, bool from_self)
 {
 	const struct sroce_bth *bth;
 	struct sroce_dev *sdev;
@@ -262,6 +292,9 @@ int sroce_net_rcv(struct sk_buff *skb)
 
 	rcu_read_lock();
 	sdev = sroce_find_dev_rcu(skb->dev);
+	/* A VLAN's GIDs belong to the device on the VLAN's lower netdev. */
+	if (!sdev && is_vlan_dev(skb->dev))
+		sdev = sroce_find_dev_rcu(vlan_dev_real_dev(skb->dev));
 	if (!sdev && (skb->dev->flags & IFF_LOOPBACK))
 		sdev = sroce_find_dev_by_daddr_rcu(skb);
 	if (!sdev)
@@ -278,34 +311,65 @@ int sroce_net_rcv(struct sk_buff *skb)
 		sroce_count(sdev, SROCE_CNT_RX_DROP_NO_QP);
 		goto drop;
 	}
+	if (!sroce_rx_wanted(qp, bth->opcode)) {
+		sroce_count(sdev, SROCE_CNT_RX_DROP_STATE);
+		goto drop;
+	}
+	SROCE_SKB_CB(skb)->from_self = from_self;
 	SROCE_SKB_CB(skb)->has_vlan = is_vlan_dev(skb->dev);
 	SROCE_SKB_CB(skb)->vlan_id = SROCE_SKB_CB(skb)->has_vlan ?
 				     vlan_dev_vlan_id(skb->dev) : 0;
 	skb->dev = sdev->ndev;
 	sroce_qp_rx_deliver(qp, skb);
 	rcu_read_unlock();
-	return 0;
+	return;
 
 drop:
 	rcu_read_unlock();
 	kfree_skb(skb);
+}
+
+/**
+ * sroce_net_rcv - a RoCEv2 packet arrived at the UDP socket
+ * @skb: the packet, skb->data at the UDP header
+ *
+ * Context: softirq.
+ * Return: 0; the skb is always consumed.
+ */
+int sroce_net_rcv(struct sk_buff *skb)
+{
+	sroce_rcv(skb, false);
 	return 0;
 }
 
-/* The packet's transport must be the QP's. */
-static bool sroce_transport_ok(const struct sroce_qp *qp, u32 flags)
+/*
+ * RC and UC take packets from their peer only: the source and destination
+ * addresses must be the QP's path, the other way round.  A peer that is
+ * one of our own GIDs sends through sroce_loopback(), never a socket: on
+ * this host anyone may send from our address with a UDP socket.  UD takes
+ * datagrams from anyone, but only those sent to us, not broadcast.
+ */
+static bool sroce_rx_from_peer(const struct sroce_qp *qp,
+			       const struct sk_buff *skb)
 {
-	switch (qp->ibqp.qp_type) {
-	case IB_QPT_RC:
-		return flags & SROCE_F_RC;
-	case IB_QPT_UC:
-		return flags & SROCE_F_UC;
-	case IB_QPT_UD:
-	case IB_QPT_GSI:
-		return flags & SROCE_F_UD;
-	default:
+	const struct sroce_av *av = &qp->attr.av;
+	const struct ipv6hdr *ip6h;
+	const struct iphdr *iph;
+
+	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC)
+		return skb->pkt_type == PACKET_HOST;
+	if (SROCE_SKB_CB(skb)->from_self != sroce_av_is_loopback(av))
 		return false;
+	if (ip_hdr(skb)->version == 4) {
+		iph = ip_hdr(skb);
+		return av->network_type == RDMA_NETWORK_IPV4 &&
+		       iph->saddr == av->daddr.s6_addr32[3] &&
+		       iph->daddr == av->saddr.s6_addr32[3];
 	}
+	ip6h = ipv6_hdr(skb);
+	return av->network_type == RDMA_NETWORK_IPV6 &&
+	       ipv6_addr_equal(&ip6h->saddr, &av->daddr) &&
+	       ipv6_addr_equal(&ip6h->daddr, &av->saddr);
 }
 
 /*
@@ -352,6 +416,10 @@ void sroce_rx_process(struct sroce_qp *qp, struct sk_buff *skb)
 	struct sroce_pkt pkt;
 	int len;
 
+	if (!sroce_rx_from_peer(qp, skb)) {
+		sroce_count(sdev, SROCE_CNT_RX_DROP_PEER);
+		return;
+	}
 	len = sroce_rx_unwrap(skb);
 	if (len < 0) {
 		sroce_count(sdev, len == -EBADMSG ? SROCE_CNT_RX_DROP_ICRC :

@@ -29,7 +29,11 @@
 #define SROCE_MAX_MSG_SIZE	SZ_2G	/* IBTA limit for one message */
 
 #define SROCE_MAX_QP		0x10000
-#define SROCE_MAX_QP_WR		0x4000
+/*
+ * Ring capacities are 2^n - 1 (one slot stays empty): a request for the
+ * maximum must not round up past it.
+ */
+#define SROCE_MAX_QP_WR		0x3fff
 #define SROCE_MAX_SGE		32
 #define SROCE_MAX_SGE_RD	32
 #define SROCE_MAX_INLINE	512
@@ -40,7 +44,7 @@
 #define SROCE_MAX_PD		0x10000
 #define SROCE_MAX_AH		0x10000
 #define SROCE_MAX_SRQ		0x4000
-#define SROCE_MAX_SRQ_WR	0x4000
+#define SROCE_MAX_SRQ_WR	0x3fff
 #define SROCE_MAX_SRQ_SGE	32
 #define SROCE_MAX_RD_ATOM	128
 #define SROCE_MAX_FAST_REG_PAGES 512

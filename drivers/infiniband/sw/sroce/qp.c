@@ -178,12 +178,44 @@ struct sroce_qp *sroce_qp_lookup_rcu(struct sroce_dev *sdev, u32 qpn)
 	return xa_load(&sdev->qp_xa, qpn);
 }
 
-static bool sroce_qp_can_receive(const struct sroce_qp *qp)
+/*
+ * Queue a received packet for the engine, within the QP's and the
+ * device's caps; false if it was dropped (and freed).
+ */
+static bool sroce_qp_rx_enqueue(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	enum ib_qp_state s = sroce_qp_state(qp);
+	struct sroce_dev *sdev = sroce_qp_dev(qp);
 
-	return s == IB_QPS_RTR || s == IB_QPS_RTS || s == IB_QPS_SQD ||
-	       s == IB_QPS_SQE;
+	if (skb_queue_len_lockless(&qp->rx_queue) >= SROCE_RX_QUEUE_MAX)
+		goto full;
+	if (atomic_inc_return(&sdev->rx_queued) > SROCE_DEV_RX_QUEUE_MAX) {
+		atomic_dec(&sdev->rx_queued);
+		goto full;
+	}
+	skb_queue_tail(&qp->rx_queue, skb);
+	return true;
+
+full:
+	sroce_count(sdev, SROCE_CNT_RX_DROP_QUEUE_FULL);
+	kfree_skb(skb);
+	return false;
+}
+
+static struct sk_buff *sroce_qp_rx_dequeue(struct sroce_qp *qp)
+{
+	struct sk_buff *skb = skb_dequeue(&qp->rx_queue);
+
+	if (skb)
+		atomic_dec(&sroce_qp_dev(qp)->rx_queued);
+	return skb;
+}
+
+static void sroce_qp_rx_purge(struct sroce_qp *qp)
+{
+	struct sk_buff *skb;
+
+	while ((skb = sroce_qp_rx_dequeue(qp)))
+		kfree_skb(skb);
 }
 
 /* Hand one received packet to the responder or completer; frees it. */
@@ -200,7 +232,7 @@ static int sroce_qp_receive(struct sroce_qp *qp)
 	struct sk_buff *skb;
 	int n = 0;
 
-	while (n < SROCE_BUDGET && (skb = skb_dequeue(&qp->rx_queue))) {
+	while (n < SROCE_BUDGET && (skb = sroce_qp_rx_dequeue(qp))) {
 		sroce_qp_receive_one(qp, skb);
 		n++;
 	}
@@ -209,11 +241,13 @@ static int sroce_qp_receive(struct sroce_qp *qp)
 	return n;
 }
 
-static void sroce_qp_flush(struct sroce_qp *qp)
+/* Flush a budget's worth; true if that was all. */
+static bool sroce_qp_flush(struct sroce_qp *qp)
 {
-	sroce_sq_flush(qp);
+	bool done = sroce_sq_flush(qp);
+
 	/* With an SRQ this only completes a WQE taken for a SEND. */
-	sroce_rq_flush(qp);
+	return sroce_rq_flush(qp) && done;
 }
 
 /*
@@ -318,12 +352,16 @@ static bool sroce_qp_pass(struct sroce_qp *qp)
 			if (sent >= SROCE_BUDGET)
 				busy = true;
 		}
-		if (sroce_req_send(qp, SROCE_BUDGET) >= SROCE_BUDGET)
+		if (sroce_req_send(qp, SROCE_BUDGET) >= SROCE_BUDGET ||
+		    qp->sq.fetch_more)
 			busy = true;
 	}
 	if (sroce_qp_state(qp) == IB_QPS_ERR &&
-	    test_and_clear_bit(SROCE_QPF_FLUSH, &qp->flags))
-		sroce_qp_flush(qp);
+	    test_and_clear_bit(SROCE_QPF_FLUSH, &qp->flags) &&
+	    !sroce_qp_flush(qp)) {
+		set_bit(SROCE_QPF_FLUSH, &qp->flags);
+		busy = true;
+	}
 	return busy || !skb_queue_empty(&qp->rx_queue) ||
 	       test_bit(SROCE_QPF_TX_FULL, &qp->flags);
 }
@@ -479,8 +517,7 @@ void sroce_qp_rx_deliver(struct sroce_qp *qp, struct sk_buff *skb)
 	held = sroce_engine_held_here(qp);
 	done = !held && sroce_qp_rx_inline_ok(qp, skb) &&
 	       sroce_qp_rx_inline(qp, skb);
-	if (!done) {
-		skb_queue_tail(&qp->rx_queue, skb);
+	if (!done && sroce_qp_rx_enqueue(qp, skb)) {
 		/*
 		 * Either the engine's holder sees the packet once it lets
 		 * go (the barrier in sroce_engine_unlock()), or we see the
@@ -566,7 +603,7 @@ static int sroce_sq_init(struct sroce_qp *qp, struct ib_qp_init_attr *init,
 	qp->sq.stride = ALIGN(sizeof(struct sroce_send_wqe) +
 			      max_t(u32, qp->sq.max_sge * sizeof(struct ib_sge),
 				    qp->sq.max_inline), 8);
-	qp->sq.wqe = kvcalloc(qp->sq.size, qp->sq.stride, GFP_KERNEL);
+	qp->sq.wqe = kvcalloc(qp->sq.size, qp->sq.stride, GFP_KERNEL_ACCOUNT);
 	if (!qp->sq.wqe) {
 		sroce_queue_free(&qp->sq.q);
 		return -ENOMEM;
@@ -691,19 +728,17 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = sroce_resp_init(qp);
 	if (err)
 		goto err_rq;
-	err = sroce_qp_alloc_qpn(sdev, qp);
-	if (err)
-		goto err_resp;
 	if (udata) {
 		err = sroce_qp_user_resp(qp, udata);
 		if (err)
-			goto err_qpn;
+			goto err_resp;
 	}
+	/* Last: once the QPN is in the table, packets find the QP. */
+	err = sroce_qp_alloc_qpn(sdev, qp);
+	if (err)
+		goto err_resp;
 	return 0;
 
-err_qpn:
-	xa_erase_bh(&sdev->qp_xa, qp->ibqp.qp_num);
-	synchronize_rcu();
 err_resp:
 	sroce_resp_cleanup(qp);
 err_rq:
@@ -760,8 +795,13 @@ static void sroce_qp_apply_attr(struct sroce_qp *qp, struct ib_qp_attr *attr,
 	if (mask & IB_QP_DEST_QPN)
 		a->dest_qpn = attr->dest_qp_num & SROCE_QPN_MASK;
 	if (mask & IB_QP_PATH_MTU) {
-		a->path_mtu = attr->path_mtu;
-		a->mtu = ib_mtu_enum_to_int(attr->path_mtu);
+		/*
+		 * No larger than what the netdev carries now: a bigger
+		 * packet would be dropped on the way out, every time.
+		 */
+		a->path_mtu = min(attr->path_mtu,
+				  sroce_ndev_ib_mtu(sroce_qp_dev(qp)->ndev));
+		a->mtu = ib_mtu_enum_to_int(a->path_mtu);
 	}
 	if (mask & IB_QP_SQ_PSN)
 		a->sq_psn = attr->sq_psn & SROCE_PSN_MASK;
@@ -793,7 +833,7 @@ static void sroce_qp_enter_state(struct sroce_qp *qp, enum ib_qp_state state)
 {
 	switch (state) {
 	case IB_QPS_RESET:
-		skb_queue_purge(&qp->rx_queue);
+		sroce_qp_rx_purge(qp);
 		sroce_send_init(qp);
 		sroce_resp_reset(qp);
 		break;
@@ -837,7 +877,12 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	}
 
 	sroce_engine_lock(qp);
-	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
+	/* The caller's idea of the state is checked, never trusted. */
+	cur = qp->state;
+	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur) {
+		err = -EINVAL;
+		goto out;
+	}
 	new = (mask & IB_QP_STATE) ? attr->qp_state : cur;
 	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask)) {
 		err = -EINVAL;
@@ -932,7 +977,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	cancel_work_sync(&qp->work);
 	cancel_work_sync(&qp->tx_work);
 	cancel_work_sync(&qp->work);
-	skb_queue_purge(&qp->rx_queue);
+	sroce_qp_rx_purge(qp);
 	__skb_queue_purge(&qp->comp.held);
 
 	sroce_resp_cleanup(qp);

@@ -57,9 +57,21 @@ struct sroce_pd;
 #define SROCE_ACK_EVERY		64
 /* Packets one pass of the engine handles per direction before yielding. */
 #define SROCE_BUDGET		64
+/* READ responses a NAK may send ahead of itself at once (recv.c) */
+#define SROCE_CATCH_UP_BUDGET	(4 * SROCE_BUDGET)
+/* Completions one pass of a flush posts (the SQ's and the RQ's each) */
+#define SROCE_FLUSH_BUDGET	256
 /* Passes the work item runs before it yields the CPU, and the doorbell */
 #define SROCE_WORK_PASSES	4
 #define SROCE_DOORBELL_PASSES	2
+/*
+ * Received packets a QP's queue holds for its engine, and all the QPs of
+ * a device together: a peer (or anyone, before the engine has checked
+ * the packets) can fill them faster than the engine empties them.  The
+ * QP's cap is twice the window a requester may have in flight.
+ */
+#define SROCE_RX_QUEUE_MAX	(2 * SROCE_MAX_UNACKED_PSNS)
+#define SROCE_DEV_RX_QUEUE_MAX	16384
 /* Received packets up to this size (UDP header on) may be taken inline */
 #define SROCE_INLINE_RX_MAX	512
 /*
@@ -156,6 +168,7 @@ struct sroce_send_wqe {
  * @size: entries in @wqe, a power of two >= the ring's capacity
  * @head: next @wqe entry to fill from the ring
  * @fetch_blocked: WQEs wait in the ring for room in @wqe
+ * @fetch_more: the last fetch stopped at its budget, with room left
  */
 struct sroce_sq {
 	struct sroce_queue q;
@@ -168,6 +181,7 @@ struct sroce_sq {
 	u32 size;
 	u32 head;
 	bool fetch_blocked;
+	bool fetch_more;
 };
 
 /**
@@ -254,6 +268,8 @@ struct sroce_req {
  * @retry_left: retries left before IB_WC_RETRY_EXC_ERR
  * @rnr_left: RNR retries left before IB_WC_RNR_RETRY_EXC_ERR
  * @rnr_wait: sending stopped until the RNR timer fires
+ * @seq_retry: a go-back-N for a sequence NAK is under way; until the
+ *	peer makes progress, further sequence NAKs are not retried
  * @cur: where in that READ's scatter list @read_off is
  * @held: responses and ACKs past a gap, in PSN order, waiting for it
  */
@@ -264,6 +280,7 @@ struct sroce_comp {
 	u8 retry_left;
 	u8 rnr_left;
 	bool rnr_wait;
+	bool seq_retry;
 	struct sk_buff_head held;
 };
 
@@ -319,6 +336,11 @@ struct sroce_resp_res {
  * @write_left: RDMA WRITE: bytes still expected (from the RETH)
  * @ack_pending: an ACK is owed for @ack_psn
  * @ack_psn: the PSN to acknowledge
+ * @nak_pending: a NAK waits for the responses queued before it
+ * @nak_syndrome: its AETH syndrome
+ * @nak_psn: its PSN
+ * @fail_pending: the QP goes to error once that NAK is out, and takes
+ *	no more requests meanwhile
  * @res: @nres responder resources, a ring (SROCE_MAX_RD_ATOM entries)
  * @nres: entries in @res
  * @res_head: next entry of @res to use
@@ -343,6 +365,10 @@ struct sroce_resp {
 	u32 write_left;
 	bool ack_pending;
 	u32 ack_psn;
+	bool nak_pending;
+	u8 nak_syndrome;
+	u32 nak_psn;
+	bool fail_pending;
 	struct sroce_resp_res *res;
 	u32 nres;
 	u32 res_head;
@@ -428,6 +454,7 @@ struct sroce_qp {
  * struct sroce_skb_cb - what the receive path notes in skb->cb
  * @vlan_id: the VLAN the packet came in on
  * @has_vlan: @vlan_id is valid
+ * @from_self: sent by this device to itself, never on a netdev
  * @psn: its PSN, while it is held past a gap (reorder.c)
  *
  * The netdev a packet arrived on may be gone by the time the QP's engine
@@ -437,6 +464,7 @@ struct sroce_qp {
 struct sroce_skb_cb {
 	u16 vlan_id;
 	bool has_vlan;
+	bool from_self;
 	u32 psn;
 };
 
@@ -470,6 +498,15 @@ static inline struct sroce_send_wqe *sroce_sq_wqe(const struct sroce_qp *qp,
 static inline enum ib_qp_state sroce_qp_state(const struct sroce_qp *qp)
 {
 	return READ_ONCE(qp->state);
+}
+
+/* The states in which a QP takes packets in. */
+static inline bool sroce_qp_can_receive(const struct sroce_qp *qp)
+{
+	enum ib_qp_state s = sroce_qp_state(qp);
+
+	return s == IB_QPS_RTR || s == IB_QPS_RTS || s == IB_QPS_SQD ||
+	       s == IB_QPS_SQE;
 }
 
 /* qp.c */
@@ -529,7 +566,7 @@ void sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		    struct sk_buff *skb);
 void sroce_comp_timeout(struct sroce_qp *qp);
 void sroce_comp_rnr_expired(struct sroce_qp *qp);
-void sroce_sq_flush(struct sroce_qp *qp);
+bool sroce_sq_flush(struct sroce_qp *qp);
 void sroce_send_init(struct sroce_qp *qp);
 bool sroce_sq_drained(const struct sroce_qp *qp);
 
@@ -538,7 +575,7 @@ void sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		    struct sk_buff *skb);
 void sroce_resp_send_ack(struct sroce_qp *qp);
 int sroce_resp_send_reads(struct sroce_qp *qp, int budget);
-void sroce_rq_flush(struct sroce_qp *qp);
+bool sroce_rq_flush(struct sroce_qp *qp);
 int sroce_resp_init(struct sroce_qp *qp);
 void sroce_resp_reset(struct sroce_qp *qp);
 void sroce_resp_reorder_expired(struct sroce_qp *qp);

@@ -69,9 +69,13 @@ int sroce_queue_init(struct sroce_queue *q, struct ib_ucontext *uctx,
 	if (buf_size > INT_MAX)
 		return -EINVAL;
 
-	/* Zeroed either way: no stale kernel memory reaches userspace. */
+	/*
+	 * Zeroed either way: no stale kernel memory reaches userspace.  A
+	 * user's rings are charged to its memory cgroup (sroce_mmap() maps
+	 * them page by page, so they need not be vmalloc_user()'s).
+	 */
 	if (uctx)
-		q->buf = vmalloc_user(buf_size);
+		q->buf = __vmalloc(buf_size, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	else
 		q->buf = kvzalloc(buf_size, GFP_KERNEL);
 	if (!q->buf)

@@ -50,7 +50,7 @@ struct sroce_mmap_entry;
 
 /**
  * struct sroce_queue - one ring
- * @buf: the ring: header then slots; vmalloc_user() memory for user rings
+ * @buf: the ring: header then slots; __vmalloc() memory for user rings
  * @mentry: the mmap entry that owns @buf for user rings, NULL otherwise
  * @buf_size: bytes allocated for @buf, page aligned for user rings
  * @elem_size: bytes of one element that are meaningful (copied on resize)

@@ -299,6 +299,37 @@ static struct sroce_resp_res *sroce_res_find(struct sroce_qp *qp, u8 type,
 	return NULL;
 }
 
+/*
+ * May the peer start another READ or atomic?  It may have at most
+ * max_dest_rd_atomic outstanding, and one whose responses we have not
+ * all sent yet is surely outstanding; the ring slot the next one takes
+ * must be free too.  A peer that asks for more is told off (NAK invalid
+ * request), not allowed to overwrite what is still being answered.
+ */
+static bool sroce_res_available(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+	u32 i, pending = 0;
+
+	if (sroce_res_pending(&resp->res[resp->res_head % resp->nres]))
+		return false;
+	for (i = 0; i < resp->nres; i++)
+		pending += sroce_res_pending(&resp->res[i]);
+	return pending < qp->attr.max_dest_rd_atomic;
+}
+
+static int sroce_res_check(struct sroce_qp *qp)
+{
+	/* No responder resources granted at all. */
+	if (!qp->attr.max_dest_rd_atomic)
+		return -EINVAL;
+	if (!sroce_res_available(qp)) {
+		sroce_count(sroce_qp_dev(qp), SROCE_CNT_RD_ATOMIC_EXCEEDED);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* The queue of responses is empty: a deferred ACK may go now. */
 static void sroce_res_drained(struct sroce_qp *qp, u32 last_psn)
 {
@@ -313,31 +344,27 @@ static void sroce_res_drained(struct sroce_qp *qp, u32 last_psn)
 /* ---------------------------------------------------- RC error paths */
 
 /*
- * Everything before a NAK goes first: queued responses, a pending ACK.
- * The engine lock is a BH spinlock here: no rescheduling.
+ * Send @syndrome (a NAK) for @psn, in order: the responses queued before
+ * it go first, as many as one budget allows right here (the engine lock
+ * is a BH spinlock: a peer's 2 GiB READs must not all go in one loop).
+ * The NAK waits in resp.nak_* for the rest; the work item sends them and
+ * then the NAK (sroce_resp_send_ack()).  If the QP fails meanwhile, or
+ * the local queue is full, the NAK is lost as on the wire, and the
+ * requester's timer recovers.  Returns true if the NAK went now.
  */
-static void sroce_resp_catch_up(struct sroce_qp *qp)
+static bool sroce_rc_nak(struct sroce_qp *qp, u8 syndrome, u32 psn)
 {
-	while (qp->resp.res_send >= 0) {
-		if (!sroce_resp_send_reads(qp, SROCE_BUDGET))
-			break;
-	}
-	sroce_resp_send_ack(qp);
-}
+	struct sroce_resp *resp = &qp->resp;
 
-/*
- * Send @syndrome (a NAK) for @psn, in order.  If the responses before it
- * could not all go (the QP failed, or the local queue is full), neither
- * can the NAK: it would acknowledge them.  The requester's timer recovers
- * a NAK lost this way as it does one lost on the wire.
- */
-static void sroce_rc_nak(struct sroce_qp *qp, u8 syndrome, u32 psn)
-{
 	/* The requester will send everything after @psn again. */
-	__skb_queue_purge(&qp->resp.held);
-	sroce_resp_catch_up(qp);
-	if (sroce_resp_can_send(qp) && qp->resp.res_send < 0)
-		sroce_resp_send_aeth(qp, syndrome, psn);
+	__skb_queue_purge(&resp->held);
+	if (resp->res_send >= 0)
+		sroce_resp_send_reads(qp, SROCE_CATCH_UP_BUDGET);
+	resp->nak_pending = true;
+	resp->nak_syndrome = syndrome;
+	resp->nak_psn = psn;
+	sroce_resp_send_ack(qp);
+	return !resp->nak_pending;
 }
 
 /* No receive WQE: the requester waits min_rnr_timer and sends @psn again. */
@@ -376,8 +403,10 @@ static void sroce_rc_fail(struct sroce_qp *qp, u32 psn, int err)
 	/* A SEND in progress fails with its request. */
 	if (qp->resp.have_wqe)
 		sroce_resp_complete_err(qp, status);
-	sroce_rc_nak(qp, nak, psn);
-	sroce_qp_error(qp);
+	/* The QP fails once the NAK is out; it takes no requests till then. */
+	qp->resp.fail_pending = true;
+	if (sroce_rc_nak(qp, nak, psn))
+		sroce_qp_error(qp);
 }
 
 /* ------------------------------------------------------------ checks */
@@ -457,7 +486,7 @@ static int sroce_send_complete(struct sroce_qp *qp,
 	if (pkt->flags & SROCE_HDR_IETH) {
 		/* After the data is placed; failing is an invalid request. */
 		if (sroce_mr_invalidate(sroce_qp_dev(qp), qp->pd,
-					pkt->inv_rkey))
+					pkt->inv_rkey, true))
 			return -EINVAL;
 		cqe.wc_flags |= IB_WC_WITH_INVALIDATE;
 		cqe.invalidate_rkey = pkt->inv_rkey;
@@ -615,9 +644,11 @@ static int sroce_rc_read(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 
 	if (!(qp->attr.access & IB_ACCESS_REMOTE_READ))
 		return -EACCES;
-	/* No responder resources granted, or more than a message. */
-	if (!qp->attr.max_dest_rd_atomic || pkt->dma_len > SROCE_MAX_MSG_SIZE)
+	if (pkt->dma_len > SROCE_MAX_MSG_SIZE)
 		return -EINVAL;
+	err = sroce_res_check(qp);
+	if (err)
+		return err;
 	if (pkt->dma_len) {
 		mr = sroce_mr_lookup(sroce_qp_dev(qp), qp->pd, pkt->rkey,
 				     true, IB_ACCESS_REMOTE_READ, pkt->va,
@@ -650,8 +681,11 @@ static int sroce_rc_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 
 	if (!(qp->attr.access & IB_ACCESS_REMOTE_ATOMIC))
 		return -EACCES;
-	if (!qp->attr.max_dest_rd_atomic || !IS_ALIGNED(pkt->va, sizeof(u64)))
+	if (!IS_ALIGNED(pkt->va, sizeof(u64)))
 		return -EINVAL;
+	err = sroce_res_check(qp);
+	if (err)
+		return err;
 	mr = sroce_mr_lookup(sroce_qp_dev(qp), qp->pd, pkt->rkey, true,
 			     IB_ACCESS_REMOTE_ATOMIC, pkt->va, sizeof(u64),
 			     &err);
@@ -775,6 +809,9 @@ static void sroce_rc_rcv_one(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	int cmp = sroce_psn_cmp(pkt->psn, qp->resp.psn);
 	int err;
 
+	/* A fatal NAK waits for the responses before it; nothing more. */
+	if (qp->resp.fail_pending)
+		return;
 	if (cmp > 0) {
 		if (qp->resp.nak_sent ||
 		    !sroce_reorder_hold(qp, &qp->resp.held, pkt->psn, skb))
@@ -1036,8 +1073,18 @@ void sroce_resp_send_ack(struct sroce_qp *qp)
 {
 	struct sroce_resp *resp = &qp->resp;
 
-	if (!resp->ack_pending || resp->res_send >= 0 ||
-	    !sroce_resp_can_send(qp))
+	if (resp->res_send >= 0 || !sroce_resp_can_send(qp))
+		return;
+	if (resp->nak_pending) {
+		/* The NAK acknowledges everything before it, too. */
+		resp->nak_pending = false;
+		resp->ack_pending = false;
+		sroce_resp_send_aeth(qp, resp->nak_syndrome, resp->nak_psn);
+		if (resp->fail_pending)
+			sroce_qp_error(qp);
+		return;
+	}
+	if (!resp->ack_pending)
 		return;
 	resp->ack_pending = false;
 	sroce_resp_send_aeth(qp, sroce_aeth_ack(SROCE_AETH_CREDITS_INVALID),
@@ -1053,6 +1100,7 @@ static void sroce_res_abort(struct sroce_qp *qp)
 		qp->resp.res[i].psn = sroce_psn_add(qp->resp.res[i].last_psn, 1);
 	qp->resp.res_send = -1;
 	qp->resp.ack_pending = false;
+	qp->resp.nak_pending = false;
 }
 
 /*
@@ -1203,11 +1251,14 @@ int sroce_resp_send_reads(struct sroce_qp *qp, int budget)
  * @qp: the QP
  *
  * Completes a WQE the responder holds and every WQE of the QP's own
- * receive queue (an SRQ's stay for other QPs) with IB_WC_WR_FLUSH_ERR.
+ * receive queue (an SRQ's stay for other QPs) with IB_WC_WR_FLUSH_ERR,
+ * SROCE_FLUSH_BUDGET at most a call: a user may go on posting while we
+ * flush.  A CQ that overflows ends the flush (the QP is in error).
  *
  * Context: the QP's engine, holding qp->engine_lock.
+ * Return: true if done, false if there is more to flush.
  */
-void sroce_rq_flush(struct sroce_qp *qp)
+bool sroce_rq_flush(struct sroce_qp *qp)
 {
 	struct sroce_resp *resp = &qp->resp;
 	u32 n;
@@ -1215,19 +1266,19 @@ void sroce_rq_flush(struct sroce_qp *qp)
 	resp->in_msg = false;
 	sroce_res_abort(qp);
 	if (resp->have_wqe && sroce_resp_complete_err(qp, IB_WC_WR_FLUSH_ERR))
-		return;
+		return true;
 	if (qp->srq || !qp->rq.q.buf)
-		return;
+		return true;
 
-	/* Bounded: a user may go on posting while we flush. */
-	for (n = sroce_queue_capacity(&qp->rq.q); n; n--) {
+	for (n = SROCE_FLUSH_BUDGET; n; n--) {
 		if (sroce_recvq_take(&qp->rq.q, qp->rq.max_sge,
 				     &resp->wqe) == -ENOENT)
-			break;
+			return true;
 		resp->have_wqe = true;
 		if (sroce_resp_complete_err(qp, IB_WC_WR_FLUSH_ERR))
-			break;
+			return true;
 	}
+	return false;
 }
 
 /**

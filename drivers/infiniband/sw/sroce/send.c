@@ -155,15 +155,21 @@ static int sroce_wqe_copy(struct sroce_qp *qp, const struct rxe_send_wqe *slot,
 	return 0;
 }
 
-static void sroce_sq_fetch(struct sroce_qp *qp)
+/*
+ * Copy WQEs from the ring while there is room for them, @budget at most;
+ * sq.fetch_more says the budget, not the ring or the room, ran out.
+ */
+static void sroce_sq_fetch(struct sroce_qp *qp, int budget)
 {
 	struct sroce_sq *sq = &qp->sq;
+	struct sroce_send_wqe *wqe;
+	int err;
 
-	while (sq->head - qp->req.tail < sq->size &&
-	       !sroce_queue_empty(&sq->q)) {
-		struct sroce_send_wqe *wqe = sroce_sq_wqe(qp, sq->head);
-		int err;
-
+	for (; budget; budget--) {
+		if (sq->head - qp->req.tail >= sq->size ||
+		    sroce_queue_empty(&sq->q))
+			break;
+		wqe = sroce_sq_wqe(qp, sq->head);
 		err = sroce_wqe_copy(qp, sroce_queue_consumer_addr(&sq->q), wqe);
 		sroce_queue_advance_consumer(&sq->q);
 		if (err) {
@@ -176,6 +182,7 @@ static void sroce_sq_fetch(struct sroce_qp *qp)
 		sq->head++;
 	}
 	sq->fetch_blocked = !sroce_queue_empty(&sq->q);
+	sq->fetch_more = !budget && sq->fetch_blocked;
 }
 
 /* -------------------------------------------------------- completion */
@@ -297,7 +304,7 @@ static void sroce_req_local(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 					wqe->wr.wr.reg.access);
 	else
 		err = sroce_mr_invalidate(sdev, qp->pd,
-					  wqe->wr.ex.invalidate_rkey);
+					  wqe->wr.ex.invalidate_rkey, false);
 	sroce_wqe_done(qp, wqe, err ? IB_WC_LOC_QP_OP_ERR : IB_WC_SUCCESS);
 }
 
@@ -557,20 +564,20 @@ static void sroce_req_wqe_sent(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 /**
  * sroce_req_send - send what the send queue has, up to @budget packets
  * @qp: the QP
- * @budget: packets at most
+ * @budget: packets and local operations at most
  *
- * Return: the number of packets sent.
+ * Return: the number of packets sent and local operations done.
  */
 int sroce_req_send(struct sroce_qp *qp, int budget)
 {
 	enum ib_qp_state state = sroce_qp_state(qp);
-	int sent = 0, err;
+	int sent = 0, local = 0, err;
 
 	if ((state != IB_QPS_RTS && state != IB_QPS_SQD) ||
 	    test_bit(SROCE_QPF_TX_FULL, &qp->flags))
 		return 0;
-	sroce_sq_fetch(qp);
-	while (sent < budget && !qp->comp.rnr_wait &&
+	sroce_sq_fetch(qp, 2 * budget);
+	while (sent + local < budget && !qp->comp.rnr_wait &&
 	       qp->req.next != qp->sq.head) {
 		struct sroce_send_wqe *wqe = sroce_sq_wqe(qp, qp->req.next);
 
@@ -585,6 +592,7 @@ int sroce_req_send(struct sroce_qp *qp, int budget)
 			if (sroce_wr_is_local(wqe->wr.opcode)) {
 				sroce_req_local(qp, wqe);
 				qp->req.next++;
+				local++;
 				/*
 				 * Retire it now: a local operation right
 				 * behind waits for this one to retire, and
@@ -609,7 +617,7 @@ int sroce_req_send(struct sroce_qp *qp, int budget)
 	if (sent && !timer_pending(&qp->retrans_timer))
 		sroce_retrans_rearm(qp);
 	sroce_sq_retire(qp);
-	return sent;
+	return sent + local;
 }
 
 /*
@@ -667,8 +675,10 @@ static void sroce_req_rewind(struct sroce_qp *qp, u32 psn)
 /* The peer made progress: retries start over, the timer restarts. */
 static void sroce_comp_progress(struct sroce_qp *qp, u32 psn)
 {
-	if (sroce_psn_cmp(psn, qp->comp.psn) > 0)
+	if (sroce_psn_cmp(psn, qp->comp.psn) > 0) {
 		qp->comp.psn = psn;
+		qp->comp.seq_retry = false;
+	}
 	qp->comp.retry_left = qp->attr.retry_cnt;
 	sroce_retrans_rearm(qp);
 }
@@ -838,18 +848,42 @@ static enum ib_wc_status sroce_nak_status(u8 code)
 	}
 }
 
+/*
+ * The peer saw a gap before @psn: go back to it.  Like a timeout, that
+ * uses up a retry (the count starts over when the peer makes progress),
+ * and one go-back-N at a time: the NAKs the packets already in flight
+ * draw are answered by the resend under way.
+ */
+static void sroce_comp_seq_nak(struct sroce_qp *qp,
+			       struct sroce_send_wqe *wqe, u32 psn)
+{
+	struct sroce_dev *sdev = sroce_qp_dev(qp);
+
+	sroce_count(sdev, SROCE_CNT_SEQ_NAK_RCVD);
+	if (qp->comp.seq_retry) {
+		sroce_count(sdev, SROCE_CNT_SEQ_NAK_IGNORED);
+		return;
+	}
+	if (!qp->comp.retry_left) {
+		sroce_count(sdev, SROCE_CNT_RETRY_EXCEEDED);
+		sroce_wqe_done(qp, wqe, IB_WC_RETRY_EXC_ERR);
+		return;
+	}
+	qp->comp.retry_left--;
+	qp->comp.seq_retry = true;
+	sroce_req_rewind(qp, psn);
+}
+
 static void sroce_comp_nak(struct sroce_qp *qp, u32 psn, u8 syndrome)
 {
 	struct sroce_send_wqe *wqe = sroce_comp_naked(qp, psn);
 
 	if (!wqe)
 		return;
-	if (syndrome == SROCE_NAK_PSN_SEQ_ERR) {
-		sroce_count(sroce_qp_dev(qp), SROCE_CNT_SEQ_NAK_RCVD);
-		sroce_req_rewind(qp, psn);
-		return;
-	}
-	sroce_wqe_done(qp, wqe, sroce_nak_status(syndrome));
+	if (syndrome == SROCE_NAK_PSN_SEQ_ERR)
+		sroce_comp_seq_nak(qp, wqe, psn);
+	else
+		sroce_wqe_done(qp, wqe, sroce_nak_status(syndrome));
 }
 
 /* The states in which the completer takes responses in (and goes back). */
@@ -1019,21 +1053,27 @@ static void sroce_flush_slot(struct sroce_qp *qp, const struct rxe_send_wqe *slo
  * @qp: a QP in the ERR state
  *
  * The first WQE that failed reports its own status; everything else,
- * fetched or still in the ring, completes with IB_WC_WR_FLUSH_ERR.
+ * fetched or still in the ring, completes with IB_WC_WR_FLUSH_ERR.  At
+ * most SROCE_FLUSH_BUDGET completions a call: a user may go on posting
+ * while we flush, and this runs under the engine's BH lock.
+ *
+ * Return: true if the queue is empty, false if there is more to flush.
  */
-void sroce_sq_flush(struct sroce_qp *qp)
+bool sroce_sq_flush(struct sroce_qp *qp)
 {
 	struct sroce_sq *sq = &qp->sq;
+	int budget = SROCE_FLUSH_BUDGET;
 
 	del_timer(&qp->retrans_timer);
 	del_timer(&qp->rnr_timer);
-	for (; qp->req.tail != sq->head; qp->req.tail++) {
+	for (; budget && qp->req.tail != sq->head; budget--) {
 		struct sroce_send_wqe *wqe = sroce_sq_wqe(qp, qp->req.tail);
 
 		sroce_send_complete(qp, wqe, wqe->state == SROCE_WQE_DONE ?
 					wqe->status : IB_WC_WR_FLUSH_ERR);
+		qp->req.tail++;
 	}
-	while (!sroce_queue_empty(&sq->q)) {
+	for (; budget && !sroce_queue_empty(&sq->q); budget--) {
 		sroce_flush_slot(qp, sroce_queue_consumer_addr(&sq->q));
 		sroce_queue_advance_consumer(&sq->q);
 	}
@@ -1042,15 +1082,22 @@ void sroce_sq_flush(struct sroce_qp *qp)
 	qp->req.rd_atomic = 0;
 	qp->comp.rnr_wait = false;
 	qp->comp.psn = qp->req.psn;
+	return qp->req.tail == sq->head && sroce_queue_empty(&sq->q);
 }
 
 /* The send side of a QP entering RESET: drop all of it. */
 void sroce_send_init(struct sroce_qp *qp)
 {
+	u32 n;
+
 	del_timer(&qp->retrans_timer);
 	del_timer(&qp->rnr_timer);
-	while (!sroce_queue_empty(&qp->sq.q))
+	/* Bounded: the producer index is the user's to change meanwhile. */
+	for (n = sroce_queue_capacity(&qp->sq.q); n; n--) {
+		if (sroce_queue_empty(&qp->sq.q))
+			break;
 		sroce_queue_advance_consumer(&qp->sq.q);
+	}
 	memset(&qp->req, 0, sizeof(qp->req));
 	__skb_queue_purge(&qp->comp.held);
 	memset(&qp->comp, 0, sizeof(qp->comp));

@@ -55,6 +55,8 @@ struct sroce_ucontext {
  * @qp_xa: the QPs, by QP number (bh lock; readers: RCU, see qp.h)
  * @qp_next: next QP number to try
  * @num_qps: QPs in existence, at most SROCE_MAX_QP
+ * @rx_queued: received packets waiting in the QPs' queues, at most
+ *	SROCE_DEV_RX_QUEUE_MAX
  */
 struct sroce_dev {
 	struct ib_device ibdev;
@@ -74,6 +76,7 @@ struct sroce_dev {
 	struct xarray qp_xa;
 	u32 qp_next;
 	atomic_t num_qps;
+	atomic_t rx_queued;
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)

@@ -23,7 +23,10 @@
  *  - the work completion status of each MR error.
  */
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/crc32.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
@@ -185,7 +188,7 @@ static struct sroce_mr *mr_add(struct kunit *test, enum ib_mr_type type,
 	mr->pd = env->pd;
 	refcount_set(&mr->ref, 1);
 	init_completion(&mr->released);
-	spin_lock_init(&mr->lock);
+	rwlock_init(&mr->lock);
 	mr->type = type;
 	mr->state = SROCE_MR_VALID;
 	mr->index = index;
@@ -653,19 +656,21 @@ static void mr_invalidate_test(struct kunit *test)
 	int err;
 
 	KUNIT_EXPECT_EQ(test, sroce_mr_invalidate(env->sdev, env->pd,
-						  dma->key), -EINVAL);
+						  dma->key, false), -EINVAL);
 	KUNIT_EXPECT_EQ(test, sroce_mr_invalidate(env->sdev, env->other_pd,
-						  fr->key), -EPERM);
+						  fr->key, false), -EPERM);
 	KUNIT_EXPECT_EQ(test, sroce_mr_invalidate(env->sdev, env->pd,
-						  fr->key ^ 0x80), -ENOKEY);
+						  fr->key ^ 0x80, false), -ENOKEY);
 	KUNIT_EXPECT_EQ(test, sroce_mr_invalidate(env->sdev, env->pd,
-						  12 << 8), -ENOKEY);
+						  12 << 8, false), -ENOKEY);
 	KUNIT_EXPECT_EQ(test, fr->state, SROCE_MR_VALID);
-	KUNIT_EXPECT_EQ(test, sroce_mr_invalidate(env->sdev, env->pd, fr->key),
+	KUNIT_EXPECT_EQ(test,
+			sroce_mr_invalidate(env->sdev, env->pd, fr->key, false),
 			0);
 	KUNIT_EXPECT_EQ(test, fr->state, SROCE_MR_FREE);
 	/* twice is allowed */
-	KUNIT_EXPECT_EQ(test, sroce_mr_invalidate(env->sdev, env->pd, fr->key),
+	KUNIT_EXPECT_EQ(test,
+			sroce_mr_invalidate(env->sdev, env->pd, fr->key, false),
 			0);
 	got = sroce_mr_lookup(env->sdev, env->pd, fr->key, false, 0, fr->iova,
 			      1, &err);
@@ -673,6 +678,106 @@ static void mr_invalidate_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, err, -EKEYREVOKED);
 	KUNIT_EXPECT_EQ(test, refcount_read(&fr->ref), 1);
 	KUNIT_EXPECT_EQ(test, refcount_read(&dma->ref), 1);
+}
+
+/* The invalidation the access test runs beside its access. */
+struct mr_inv_ctx {
+	struct mr_env *env;
+	u32 key;
+	int err;
+	struct completion done;
+};
+
+static int mr_inv_thread(void *data)
+{
+	struct mr_inv_ctx *ctx = data;
+
+	ctx->err = sroce_mr_invalidate(ctx->env->sdev, ctx->env->pd, ctx->key,
+				       true);
+	complete(&ctx->done);
+	return 0;
+}
+
+/*
+ * An access holds a fast-reg MR's registration from its lookup to its
+ * put: a new mapping (map_mr_sg, staged in map_blocks) does not reach it,
+ * and an invalidation (here a remote one: the MR grants a remote right)
+ * waits for it.  The next registration takes the staged mapping.
+ */
+static void mr_fast_reg_access_test(struct kunit *test)
+{
+	struct mr_env *env = test->priv;
+	int rw = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	struct sroce_mr *mr = mr_add_fast_reg(test, 13, rw);
+	struct page *other = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	u64 *staged = kunit_kcalloc(test, MR_NPAGES, sizeof(u64), GFP_KERNEL);
+	static const u8 data[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	struct mr_inv_ctx ctx = { .env = env, .key = mr->key };
+	struct task_struct *task;
+	struct sroce_mr *got;
+	unsigned int i;
+	int err;
+
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	KUNIT_ASSERT_NOT_NULL(test, staged);
+	init_completion(&ctx.done);
+	for (i = 0; i < MR_NPAGES; i++)
+		staged[i] = (u64)(uintptr_t)page_address(other);
+
+	got = sroce_mr_lookup(env->sdev, env->pd, mr->key, true,
+			      IB_ACCESS_REMOTE_WRITE, MR_FR_IOVA, 8, &err);
+	KUNIT_ASSERT_PTR_EQ(test, got, mr);
+	/* the owner maps its next registration meanwhile */
+	mr->map_blocks = staged;
+	mr->map_nblocks = MR_NPAGES;
+	mr->map_shift = PAGE_SHIFT;
+	mr->map_first_off = 0;
+	KUNIT_EXPECT_EQ(test, sroce_mr_copy(got, MR_FR_IOVA, (void *)data, 8,
+					    SROCE_TO_MR, NULL), 0);
+	KUNIT_EXPECT_MEMEQ(test, mr_fr_byte(test, MR_FR_IOVA), data, 8);
+
+	task = kthread_run(mr_inv_thread, &ctx, "sroce-kunit-inv");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	msleep(100);
+	KUNIT_EXPECT_FALSE_MSG(test, completion_done(&ctx.done),
+			       "invalidated while an access was under way");
+	KUNIT_EXPECT_EQ(test, READ_ONCE(mr->state), SROCE_MR_VALID);
+	sroce_mr_put(got);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&ctx.done, HZ));
+	KUNIT_EXPECT_EQ(test, ctx.err, 0);
+	KUNIT_EXPECT_EQ(test, mr->state, SROCE_MR_FREE);
+
+	/* the next registration is the staged one, with the new key */
+	mr->ibmr.type = IB_MR_TYPE_MEM_REG;
+	mr->ibmr.iova = MR_FR_IOVA;
+	mr->ibmr.length = PAGE_SIZE;
+	mr->blocks = kunit_kcalloc(test, MR_NPAGES, sizeof(u64), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mr->blocks);
+	KUNIT_ASSERT_EQ(test, sroce_mr_fast_reg(mr, env->pd, mr->key + 1, rw),
+			0);
+	got = sroce_mr_lookup(env->sdev, env->pd, mr->key, true,
+			      IB_ACCESS_REMOTE_WRITE, MR_FR_IOVA, 8, &err);
+	KUNIT_ASSERT_PTR_EQ(test, got, mr);
+	KUNIT_EXPECT_EQ(test, sroce_mr_copy(got, MR_FR_IOVA, (void *)data, 8,
+					    SROCE_TO_MR, NULL), 0);
+	sroce_mr_put(got);
+	KUNIT_EXPECT_MEMEQ(test, page_address(other), data, 8);
+	__free_page(other);
+}
+
+/* A peer may invalidate only an rkey: an MR with a remote right. */
+static void mr_remote_invalidate_test(struct kunit *test)
+{
+	struct mr_env *env = test->priv;
+	struct sroce_mr *local = mr_add_fast_reg(test, 14,
+						 IB_ACCESS_LOCAL_WRITE);
+
+	KUNIT_EXPECT_EQ(test, sroce_mr_invalidate(env->sdev, env->pd,
+						  local->key, true), -EACCES);
+	KUNIT_EXPECT_EQ(test, local->state, SROCE_MR_VALID);
+	KUNIT_EXPECT_EQ(test, sroce_mr_invalidate(env->sdev, env->pd,
+						  local->key, false), 0);
+	KUNIT_EXPECT_EQ(test, local->state, SROCE_MR_FREE);
 }
 
 /* -------------------------------------------------- completion status */
@@ -712,6 +817,8 @@ static struct kunit_case sroce_mr_cases[] = {
 	KUNIT_CASE(mr_sgl_access_test),
 	KUNIT_CASE(mr_sgl_advance_test),
 	KUNIT_CASE(mr_invalidate_test),
+	KUNIT_CASE(mr_fast_reg_access_test),
+	KUNIT_CASE(mr_remote_invalidate_test),
 	KUNIT_CASE(mr_wc_status_test),
 	{}
 };
