@@ -61,7 +61,8 @@ gone() {
 
 # ------------------------------------------------ traffic and churn ----
 
-# Ping-pongs between sroce1 (server, ns1) and sroce0 until ./stop exists;
+# Ping-pongs between sroce1 (server, ns1) and sroce0 until ./stop exists,
+# waiting for completion events (-e): busy polling would take both CPUs;
 # one line per run in traffic.log: "pass" or "FAIL <status>".
 traffic_loop() {
 	local g0=$1 g1=$2 port=18800 server rc
@@ -69,12 +70,12 @@ traffic_loop() {
 	while [ ! -e stop ]; do
 		port=$((port + 1))
 		run_ns ns1 timeout 120 ibv_rc_pingpong -d sroce1 -g "$g1" -p $port \
-			-n 500 -s 4096 -c >traffic-server.log 2>&1 &
+			-n 500 -s 4096 -c -e >traffic-server.log 2>&1 &
 		server=$!
 		poll_until 30 run_ns ns1 sh -c "ss -Hltn 'sport = :$port' | grep -q ."
 		rc=0
 		run_ns ns0 timeout 120 ibv_rc_pingpong -d sroce0 -g "$g0" -p $port \
-			-n 500 -s 4096 -c 10.0.0.2 >traffic-client.log 2>&1 || rc=$?
+			-n 500 -s 4096 -c -e 10.0.0.2 >traffic-client.log 2>&1 || rc=$?
 		wait "$server" || rc=$((rc ? rc : 100 + $?))
 		if [ $rc -eq 0 ]; then
 			echo pass >>traffic.log
@@ -161,7 +162,10 @@ removal() {
 	poll_until "$LIMIT" bash -c "! kill -0 $pid 2>/dev/null"
 	if kill -0 "$pid" 2>/dev/null; then
 		hung="still blocked after $LIMIT s: killing the holder"
-		kill -9 "$holder" 2>/dev/null
+		# TERM first: timeout(1) passes it on to the program it runs.
+		kill "$holder" 2>/dev/null
+		sleep 1
+		kill -9 "$holder" "$(holder_pid)" 2>/dev/null
 		poll_until 60 bash -c "! kill -0 $pid 2>/dev/null"
 	fi
 	wait "$pid" || rc=$?
@@ -173,11 +177,17 @@ removal() {
 	fi
 }
 
+# The pid of the running sroce_hostile hold ($HOLD_NAME.log says it).
+holder_pid() {
+	sed -n 's/^# ready: holding .*, pid \([0-9]*\)$/\1/p' "$HOLD_NAME.log" 2>/dev/null
+}
+
 # start_holder DEV GIDX NAME: sroce_hostile hold in ns0, in the background
 # ($HOLDER); its TAP goes to NAME.log and its exit status to NAME.rc.
 start_holder() {
 	local dev=$1 gid=$2 name=$3
 
+	HOLD_NAME=$name
 	rm -f "$name.log" "$name.rc"
 	{
 		run_ns ns0 timeout 60 "$BIN" hold -d "$dev" -g "$gid" -t 50
@@ -229,6 +239,7 @@ check "rdma link add sroce2 (ns0) and sroce3 (ns1)" bash -c \
 	 ip netns exec ns1 rdma link add sroce3 type sroce netdev vc1'
 G2=$(gid_of sroce2 10.2.0.1)
 G3=$(gid_of sroce3 10.2.0.2)
+HOLD_NAME=none
 run_ns ns1 timeout 120 ibv_rc_pingpong -e -d sroce3 -g "$G3" -p 18900 -n 100000000 \
 	>pp3.log 2>&1 &
 pp_server=$!
