@@ -201,8 +201,12 @@ start_holder() {
 holder_done() {
 	local name=$1 pid=$2
 
-	poll_until "$LIMIT" bash -c "! kill -0 $pid 2>/dev/null" ||
-		{ kill "$pid" 2>/dev/null; sleep 1; kill -9 "$pid" 2>/dev/null; }
+	if ! poll_until "$LIMIT" bash -c "! kill -0 $pid 2>/dev/null"; then
+		diag "$name: the holder is still there after $LIMIT s: killing it"
+		kill "$(holder_pid)" 2>/dev/null
+		sleep 1
+		kill -9 "$pid" "$(holder_pid)" 2>/dev/null
+	fi
 	wait "$pid" 2>/dev/null
 	tap_relay "$name" holder_output "$name"
 }
