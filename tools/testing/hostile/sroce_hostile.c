@@ -556,25 +556,23 @@ static void op_begin(struct flood *f)
 }
 
 /*
- * Ends a timed verb: it must have returned within op_limit, and the
- * kernel must not have taken more than a few rings' worth of WQEs
- * meanwhile (the writer's count lags by a batch: wait for the next).
+ * Ends a timed verb: it must have returned within op_limit.  How many
+ * WQEs the kernel took meanwhile is only shown: a driver may well go on
+ * flushing, a budget at a time, from its work item for as long as the
+ * writer keeps the ring full; what it must not do is keep the caller (or
+ * a CPU, with BHs off) until the ring is empty.
  */
 static void op_end(struct flood *f, const char *what, int err)
 {
 	double t = now() - atomic_load(&f->op_start);
-	unsigned long long w = atomic_load(&f->writes), used;
-	uint32_t cap = f->q->index_mask;
+	unsigned long long used = atomic_load(&f->consumed) - f->consumed_before;
 
 	atomic_store(&f->op_busy, false);
 	if (t > flood_stall)
 		atomic_fetch_add(&f->stalls, 1);
-	while (atomic_load(&f->writes) == w && !atomic_load(&f->stop))
-		usleep(100);
-	used = atomic_load(&f->consumed) - f->consumed_before;
-	check(t <= op_limit && used <= 4ULL * cap,
-	      "%s under a flooded SQ returns in %.3f s (limit %.1f s), having taken %llu WQEs (limit 4 x %u; status %d)",
-	      what, t, op_limit, used, cap, err);
+	check(t <= op_limit,
+	      "%s under a flooded SQ returns in %.3f s (limit %.1f s; %llu WQEs taken meanwhile, ring of %u; status %d)",
+	      what, t, op_limit, used, f->q->index_mask, err);
 }
 
 /* Take every completion there is now; returns how many. */
