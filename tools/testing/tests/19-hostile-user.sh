@@ -5,18 +5,21 @@
 # 19-hostile-user: a local user's verbs program against sroce0, with
 # tools/testing/hostile/sroce_hostile (built on the host:
 # make -C tools/testing/hostile).  Each mode's assertions become ours:
-#   sqflood   a thread keeps the QP's send ring full of garbage by writing
-#             its producer index while the QP is flushed, reset, brought
-#             back and rung (issue 13, hole 5): every verb returns within
-#             a second, every garbage WQE completes in error, the QP works
-#             again; then a ping-pong on the device;
+#   sqflood   a thread (real-time, on the other CPU) keeps the QP's send
+#             ring full of garbage by writing its producer index while the
+#             QP is flushed, reset, brought back and rung (issue 13, hole
+#             5): every verb returns within a second (a driver that loops
+#             while the ring is not empty keeps the verb until the thread
+#             gives up after 3 s), every garbage WQE completes in error,
+#             the QP works again; then a ping-pong on the device;
 #   curstate  modify_qp with a cur_qp_state that is not the QP's (hole 8)
 #             is refused with EINVAL, then traffic at the QP;
 #   caps      the caps a QP, SRQ or CQ gets are within query_device's
 #             limits (hole 9);
 #   memcg     QPs with the biggest rings, from a memory cgroup with
 #             memory.max 64 MiB: the rings are charged to it and creating
-#             them fails with ENOMEM at the limit (hole 9);
+#             them fails with ENOMEM at the limit, not by the memcg OOM
+#             killer (hole 9);
 #   qpnrace   create_qp failing after the QPN was handed out (no room
 #             for the driver's response), while a thread sends packets to
 #             the QPNs being tried (hole 4): EINVAL, and a clean kernel
