@@ -10,8 +10,9 @@ topo_veth
 sroce_load
 
 check_fail "missing netdev" run_ns ns0 rdma link add sroce0 type sroce netdev nosuchdev
-check_fail "non-Ethernet netdev (lo)" run_ns ns0 rdma link add sroce0 type sroce netdev lo
-check_output "  says so in the kernel log" 'sroce: lo is not an Ethernet device' dmesg
+run_ns ns0 ip tuntap add dev tun0 mode tun
+check_fail "non-Ethernet netdev (tun)" run_ns ns0 rdma link add sroce0 type sroce netdev tun0
+check_output "  says so in the kernel log" 'sroce: tun0 is not an Ethernet device' dmesg
 check_fail "nothing was created" test -e /sys/class/infiniband/sroce0
 
 check "create sroce0 on veth0" run_ns ns0 rdma link add sroce0 type sroce netdev veth0

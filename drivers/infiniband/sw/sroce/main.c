@@ -88,9 +88,13 @@ void sroce_dev_unlink(struct sroce_dev *sdev)
 	synchronize_rcu();
 }
 
+/*
+ * Ethernet, or lo (as rdma_rxe allows): a namespace with only lo, a
+ * container's, gets RDMA between its own processes.
+ */
 static int sroce_check_netdev(struct net_device *ndev)
 {
-	if (ndev->type != ARPHRD_ETHER) {
+	if (ndev->type != ARPHRD_ETHER && !(ndev->flags & IFF_LOOPBACK)) {
 		pr_warn("%s is not an Ethernet device\n", netdev_name(ndev));
 		return -EINVAL;
 	}

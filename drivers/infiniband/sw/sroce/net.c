@@ -185,6 +185,11 @@ int sroce_tx(struct sroce_qp *qp, const struct sroce_av *av,
 	else
 		sroce_push_ipv6(skb, av);
 	skb->ip_summed = CHECKSUM_NONE;
+	/*
+	 * As a socket with this TOS would: a VLAN's egress QoS map makes
+	 * the 802.1p priority of it (what rdma_cm puts in the AH's SL).
+	 */
+	skb->priority = rt_tos2priority(av->tclass);
 	if (sroce_set_icrc(skb, icrc))
 		goto drop;
 	sroce_count(sdev, SROCE_CNT_TX_PACKETS);
@@ -291,12 +296,18 @@ static void sroce_rcv(struct sk_buff *skb, bool from_self)
 	struct sroce_qp *qp;
 
 	rcu_read_lock();
-	sdev = sroce_find_dev_rcu(skb->dev);
+	/*
+	 * lo carries packets between local devices in one namespace: the
+	 * destination names the device, before any device on lo itself.
+	 */
+	sdev = NULL;
+	if (skb->dev->flags & IFF_LOOPBACK)
+		sdev = sroce_find_dev_by_daddr_rcu(skb);
+	if (!sdev)
+		sdev = sroce_find_dev_rcu(skb->dev);
 	/* A VLAN's GIDs belong to the device on the VLAN's lower netdev. */
 	if (!sdev && is_vlan_dev(skb->dev))
 		sdev = sroce_find_dev_rcu(vlan_dev_real_dev(skb->dev));
-	if (!sdev && (skb->dev->flags & IFF_LOOPBACK))
-		sdev = sroce_find_dev_by_daddr_rcu(skb);
 	if (!sdev)
 		goto drop;
 	sroce_count(sdev, SROCE_CNT_RX_PACKETS);
