@@ -255,20 +255,26 @@ pp_client=$!
 poll_until 60 bash -c "[ \$(cat /sys/class/infiniband/sroce3/ports/1/hw_counters/rx_packets) -gt 2000 ]"
 removal "rdma link delete sroce3 under ibv_rc_pingpong -e" "$pp_server" sroce3 \
 	run_ns ns1 rdma link delete sroce3
+# The server's device went: its CQ event channel fails at once.  The
+# client may not notice (a QP with nothing outstanding hears nothing of a
+# dead peer): it fails by retries if it was sending, or waits; it is
+# killed after the server is checked.
 t0=$SECONDS
-poll_until 30 bash -c "! kill -0 $pp_server 2>/dev/null && ! kill -0 $pp_client 2>/dev/null"
+poll_until 30 bash -c "! kill -0 $pp_server 2>/dev/null"
 srv_rc=0
 cli_rc=0
-kill "$pp_server" "$pp_client" 2>/dev/null
+kill "$pp_server" 2>/dev/null
 wait "$pp_server" || srv_rc=$?
-wait "$pp_client" || cli_rc=$?
-if [ $srv_rc -ne 0 ] && [ $srv_rc -lt 124 ] && [ $cli_rc -ne 0 ] && [ $cli_rc -lt 124 ]; then
-	ok "both ping-pong ends failed and exited by themselves ($((SECONDS - t0)) s; status $srv_rc, $cli_rc)"
+if [ $srv_rc -ne 0 ] && [ $srv_rc -lt 124 ]; then
+	ok "the ping-pong server on sroce3 failed and exited by itself ($((SECONDS - t0)) s, status $srv_rc)"
 else
-	not_ok "both ping-pong ends failed and exited by themselves" \
-		"server status $srv_rc, client status $cli_rc (124+: killed)" \
-		"$(tail -n 5 pp3.log)" "$(tail -n 5 pp2.log)"
+	not_ok "the ping-pong server on sroce3 failed and exited by itself" \
+		"status $srv_rc (124+: killed after 30 s)" "$(tail -n 5 pp3.log)"
 fi
+kill "$pp_client" 2>/dev/null
+wait "$pp_client" || cli_rc=$?
+diag "the client on sroce2 ended with status $cli_rc (143: killed while waiting)" \
+	"$(tail -n 3 pp2.log)"
 check "rdma link delete sroce2" run_ns ns0 rdma link delete sroce2
 vc_del
 
