@@ -19,6 +19,7 @@
 #   make debug-kernel    build (or reuse) the KASAN/lockdep/kmemleak kernel
 #   make test-debug      the VM test suite on the debug kernel (T=name for some)
 #   make kunit           the KUnit suites (sroce_kunit.ko) in the debug kernel
+#   make churn           20-churn with 100 cycles, both kernels (CHURN_CYCLES=)
 #   make load NETDEV=X   on a host that can load modules: load and create sroce0
 #   make clean
 
@@ -36,6 +37,7 @@ BENCH_KERNELS ?=
 BENCH_REPEAT  ?=
 FUZZ_PACKETS  ?=
 FUZZ_SEED     ?=
+CHURN_CYCLES  ?= 100
 
 # build_one KDIR: build sroce.ko for the kernel tree KDIR into
 # build/<release>/.  Each release gets its own tree of symlinks to the
@@ -54,7 +56,7 @@ endef
 DEBUG_KERNEL = $(TOP)/tools/debug-kernel
 
 .PHONY: all modules both check sparse checkpatch deps test run load unload clean help
-.PHONY: debug-kernel test-debug kunit bench bench-smoke fuzz soak soak-debug
+.PHONY: debug-kernel test-debug kunit bench bench-smoke fuzz soak soak-debug churn
 
 all modules:
 	@$(call build_one,$(KDIR))
@@ -141,6 +143,14 @@ test-debug:
 kunit:
 	@bash $(TOP)/tools/testing/kunit.sh
 
+# The long churn: tests/20-churn.sh through tools/testing/long/ (a longer
+# timeout), build/churn-results/<VER>/.
+churn: both
+	@$(MAKE) --no-print-directory -C $(TOP)/tools/testing/hostile
+	@SROCE_TESTS_DIR=$(TOP)/tools/testing/long SROCE_CHURN_CYCLES=$(CHURN_CYCLES) \
+		bash $(TOP)/tools/testing/run.sh --tests 20-churn-long \
+		--out $(BUILD)/churn-results
+
 load:
 	@bash $(TOP)/tools/load.sh load $(NETDEV)
 
@@ -151,4 +161,4 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '3,23p' $(TOP)/Makefile
+	@sed -n '3,24p' $(TOP)/Makefile

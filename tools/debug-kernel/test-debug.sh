@@ -24,7 +24,8 @@ export STEP_LOGS=$REPO/build/test-logs
 
 # Module load and unload with devices, bad input, and the fault-injection
 # pass (which runs RC, UD and SRQ traffic too): the paths where a leak or a
-# locking mistake would be, in about 8 minutes.
+# locking mistake would be, in about 8 minutes.  (19-hostile-user waits:
+# its sqflood needs a second CPU, and the debug kernel's VM has one.)
 SHORT_TESTS="10-load 15-bad-input 45-faults"
 TESTS=
 
@@ -49,6 +50,8 @@ if ! step "build $rel" make -C "$REPO" --no-print-directory modules KDIR="$cache
 fi
 # 40-integrity runs it in the guest.
 step "build the integrity tester" make -C "$REPO/tools/testing/integrity" --no-print-directory
+# 19-hostile-user and 20-churn run this one.
+step "build the hostile-user tester" make -C "$REPO/tools/testing/hostile" --no-print-directory
 
 args=(--kernel "$rel" --kernel-image "$cache/bzImage" --modules-root "$cache/modroot")
 [ -n "$TESTS" ] && args+=(--tests "$TESTS")

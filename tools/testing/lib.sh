@@ -317,3 +317,49 @@ topo_clean() {
 	done
 	return 0
 }
+
+# ---------------------------------------------------- TAP programs ----
+
+# tap_relay LABEL CMD [ARG...]: run CMD, a program printing TAP, and
+# re-emit each of its assertions as one of ours, "LABEL: description"; its
+# other output becomes diagnostics.  One more assertion says whether it
+# ran to its plan and exited 0.  The output is also kept in
+# $RELAY_OUTPUT.  (The VM has no /dev/fd: no process substitution.)
+tap_relay() {
+	local label=$1 line n=0 nfail=0 plan="" rc=0 bail="" start=$SECONDS desc
+	local re='^(not )?ok [0-9]+( - )?(.*)$'
+	shift
+	RELAY_OUTPUT=$("$@" 2>&1) || rc=$?
+	while IFS= read -r line; do
+		if [[ $line =~ $re ]]; then
+			n=$((n + 1))
+			desc=${BASH_REMATCH[3]}
+			if [ -n "${BASH_REMATCH[1]}" ]; then
+				nfail=$((nfail + 1))
+				not_ok "$label: $desc"
+			else
+				ok "$label: $desc"
+			fi
+		elif [[ $line =~ ^1\.\.([0-9]+) ]]; then
+			plan=${BASH_REMATCH[1]}
+		elif [[ $line == "Bail out!"* ]]; then
+			bail=${line#Bail out! }
+			echo "# $line"
+		elif [[ $line == "#"* ]]; then
+			echo "$line"
+		elif [ -n "$line" ]; then
+			echo "# $line"
+		fi
+	done <<<"$RELAY_OUTPUT"
+	if [ -n "$bail" ]; then
+		not_ok "$label: ran to the end" "gave up after $n assertions: $bail"
+	elif [ -z "$plan" ]; then
+		not_ok "$label: ran to the end" "no plan after $n assertions, exit status $rc"
+	elif [ "$plan" != "$n" ]; then
+		not_ok "$label: ran to the end" "planned $plan, ran $n"
+	elif [ "$rc" != 0 ] && [ $nfail -eq 0 ]; then
+		not_ok "$label: ran to the end" "exit status $rc with no failed assertion"
+	else
+		ok "$label: ran to the end ($n assertions, exit status $rc, $((SECONDS - start)) s)"
+	fi
+}
