@@ -320,6 +320,26 @@ topo_clean() {
 
 # ---------------------------------------------------- TAP programs ----
 
+# relay CMD [ARG...]: CMD prints "ok - DESC" / "not ok - DESC" lines and
+# other output, as it goes; each of those lines becomes one of our
+# assertions, the rest diagnostics (shown as they come: progress lines).
+# No process substitution: the VM has no /dev/fd.  The caller sets
+# "shopt -s lastpipe", so that the loop runs in its shell and the
+# assertions count.
+relay() {
+	local line rc=""
+	{ "$@" 2>&1; echo "__rc=$?"; } | while IFS= read -r line; do
+		case $line in
+		"ok - "*) ok "${line#ok - }" ;;
+		"not ok - "*) not_ok "${line#not ok - }" ;;
+		__rc=*) rc=${line#__rc=} ;;
+		"#"*) echo "$line" ;;
+		*) echo "# $line" ;;
+		esac
+	done
+	[ "$rc" = 0 ] || diag "exit status $rc"
+}
+
 # tap_relay LABEL CMD [ARG...]: run CMD, a program printing TAP, and
 # re-emit each of its assertions as one of ours, "LABEL: description"; its
 # other output becomes diagnostics.  One more assertion says whether it

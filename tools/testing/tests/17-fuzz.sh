@@ -22,7 +22,7 @@
 . "$SROCE_TESTING/topo_local.sh"
 require_sroce
 
-shopt -s lastpipe	# see relay()
+shopt -s lastpipe	# relay() (lib.sh) counts in this shell
 
 PACKETS=${SROCE_FUZZ_PACKETS:-8000}
 PROGRESS=${SROCE_FUZZ_PROGRESS:-1000}
@@ -31,22 +31,6 @@ FINDINGS=./fuzz-findings
 seed=()
 [ -n "${SROCE_FUZZ_SEED:-}" ] && seed=(--seed "$SROCE_FUZZ_SEED")
 
-# relay CMD [ARG...]: CMD prints "ok - DESC" / "not ok - DESC" lines and
-# other output; each of those lines becomes one of our assertions, the
-# rest diagnostics (shown as they come: the progress lines).
-relay() {
-	local line rc=""
-	{ "$@" 2>&1; echo "__rc=$?"; } | while IFS= read -r line; do
-		case $line in
-		"ok - "*) ok "${line#ok - }" ;;
-		"not ok - "*) not_ok "${line#not ok - }" ;;
-		__rc=*) rc=${line#__rc=} ;;
-		"#"*) echo "$line" ;;
-		*) echo "# $line" ;;
-		esac
-	done
-	[ "$rc" = 0 ] || diag "exit status $rc"
-}
 
 # shellcheck disable=SC2317 # called through poll_until
 listening() { ip netns exec ns0 ss -ltn | grep -q ":$1 "; }

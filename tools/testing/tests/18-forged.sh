@@ -34,28 +34,11 @@
 . "$SROCE_TESTING/topo_local.sh"
 require_sroce
 
-shopt -s lastpipe	# see relay()
+shopt -s lastpipe	# relay() (lib.sh) counts in this shell
 
 CASES=${SROCE_FORGED_CASES:-icrc nak write loopback flood rd-atomic seq-nak}
 FLOOD=${SROCE_FORGED_FLOOD:-200000}
 
-# relay CMD [ARG...]: CMD prints "ok - DESC" / "not ok - DESC" lines and
-# "# " diagnostics; each line becomes one of our assertions.  No process
-# substitution: the VM has no /dev/fd; lastpipe keeps the loop in this
-# shell.
-relay() {
-	local line rc=""
-	{ "$@" 2>&1; echo "__rc=$?"; } | while IFS= read -r line; do
-		case $line in
-		"ok - "*) ok "${line#ok - }" ;;
-		"not ok - "*) not_ok "${line#not ok - }" ;;
-		__rc=*) rc=${line#__rc=} ;;
-		"#"*) echo "$line" ;;
-		*) echo "# $line" ;;
-		esac
-	done
-	[ "$rc" = 0 ] || diag "exit status $rc"
-}
 
 if topo_local >topo.log 2>&1; then
 	ok "two devices in one namespace (topo_local)"
