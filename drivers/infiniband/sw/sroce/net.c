@@ -437,8 +437,8 @@ void sroce_rx_process(struct sroce_qp *qp, struct sk_buff *skb)
 				  SROCE_CNT_RX_DROP_MALFORMED);
 		return;
 	}
+	/* The transport was checked before queueing (sroce_rx_wanted()). */
 	if (sroce_pkt_parse(skb->data, len, &pkt) ||
-	    !sroce_transport_ok(qp, pkt.flags) ||
 	    (pkt.pkey & 0x7fff) != (SROCE_DEFAULT_PKEY & 0x7fff)) {
 		sroce_count(sdev, SROCE_CNT_RX_DROP_MALFORMED);
 		return;
