@@ -20,6 +20,9 @@
 #   make test-debug      the VM test suite on the debug kernel (T=name for some)
 #   make kunit           the KUnit suites (sroce_kunit.ko) in the debug kernel
 #   make churn           20-churn with 100 cycles, both kernels (CHURN_CYCLES=)
+#   make interop         sroce against rdma_rxe on the wire: both kernels,
+#                        sroce as server and as client ("make test": two)
+#   make ulp-stress      37-ulp-faults with 64 MiB a ULP, both kernels
 #   make load NETDEV=X   on a host that can load modules: load and create sroce0
 #   make clean
 
@@ -38,6 +41,7 @@ BENCH_REPEAT  ?=
 FUZZ_PACKETS  ?=
 FUZZ_SEED     ?=
 CHURN_CYCLES  ?= 100
+ULP_MIB       ?= 64
 
 # build_one KDIR: build sroce.ko for the kernel tree KDIR into
 # build/<release>/.  Each release gets its own tree of symlinks to the
@@ -57,6 +61,7 @@ DEBUG_KERNEL = $(TOP)/tools/debug-kernel
 
 .PHONY: all modules both check sparse checkpatch deps test run load unload clean help
 .PHONY: debug-kernel test-debug kunit bench bench-smoke fuzz soak soak-debug churn
+.PHONY: interop ulp-stress
 
 all modules:
 	@$(call build_one,$(KDIR))
@@ -151,6 +156,17 @@ churn: both
 		bash $(TOP)/tools/testing/run.sh --tests 20-churn-long \
 		--out $(BUILD)/churn-results
 
+# All four pairs: sroce-rxe and rxe-sroce on each kernel.
+interop: both
+	@bash $(TOP)/tools/testing/interop.sh
+
+# The kernel ULPs over the lossy wire with more data than "make test"
+# moves (ULP_MIB=, default 64), build/ulp-stress-results/<VER>/.
+ulp-stress: both
+	@SROCE_TESTS_DIR=$(TOP)/tools/testing/long SROCE_ULP_FAULTS_MIB=$(ULP_MIB) \
+		bash $(TOP)/tools/testing/run.sh --tests 37-ulp-faults-long \
+		--out $(BUILD)/ulp-stress-results
+
 load:
 	@bash $(TOP)/tools/load.sh load $(NETDEV)
 
@@ -161,4 +177,4 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '3,24p' $(TOP)/Makefile
+	@sed -n '3,28p' $(TOP)/Makefile

@@ -24,12 +24,23 @@ SROCE_KO=$SROCE_MODULE_DIR/$KVER/sroce.ko
 SROCE_STATE=/run/sroce
 
 # pyverbs is only in Debian's python; another python3 may come first on PATH.
+# shellcheck disable=SC2034 # for the tests
 PYTHON=/usr/bin/python3
 
 # ---------------------------------------------------------------- TAP ----
 
 _tap_n=0
 _tap_failed=0
+_tap_mark=$SECONDS
+
+# An assertion that took 5 s or more says how long (after its result
+# line), so that the slow ones are found from a CI log.
+_tap_took() {
+	local d=$((SECONDS - _tap_mark))
+
+	_tap_mark=$SECONDS
+	[ $d -lt 5 ] || echo "# took ${d}s"
+}
 
 # diag TEXT...: print TEXT as TAP diagnostic lines ("# ...").
 diag() {
@@ -39,6 +50,7 @@ diag() {
 ok() {
 	_tap_n=$((_tap_n + 1))
 	echo "ok $_tap_n - $1"
+	_tap_took
 }
 
 # not_ok DESC [DIAGNOSTIC...]
@@ -46,6 +58,7 @@ not_ok() {
 	_tap_n=$((_tap_n + 1))
 	_tap_failed=$((_tap_failed + 1))
 	echo "not ok $_tap_n - $1"
+	_tap_took
 	shift
 	[ $# -eq 0 ] || diag "$@"
 }
@@ -54,6 +67,7 @@ not_ok() {
 skip() {
 	_tap_n=$((_tap_n + 1))
 	echo "ok $_tap_n - $1 # SKIP ${2:-}"
+	_tap_took
 }
 
 # The last 40 lines of a command's output, for diagnostics.
@@ -234,16 +248,40 @@ sroce_unload() { rmmod sroce; }
 # ADDRESS (IPv4 or IPv6) on DEV's PORT, of TYPE ("RoCE v2" by default).
 # Reads only the first 16 entries: the whole sysfs table (1024 entries)
 # takes minutes under TCG.
+# gid_of_addr ADDR: the GID of an IPv4 or IPv6 address as sysfs shows it
+# (8 groups of 4 hex digits; IPv4 mapped).  In the shell: a python per
+# call costs a second under TCG, and the GID polls call it often.
+gid_of_addr() {
+	local a=$1 head tail hs=() ts=() gs=() i
+
+	if [[ $a =~ ^([0-9]+)\.([0-9]+)\.([0-9]+)\.([0-9]+)$ ]]; then
+		printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x\n' \
+			"${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" \
+			"${BASH_REMATCH[3]}" "${BASH_REMATCH[4]}"
+		return 0
+	fi
+	[[ $a =~ ^[0-9a-fA-F:]+$ ]] || return 1
+	head=$a tail=
+	if [[ $a == *::* ]]; then
+		head=${a%%::*} tail=${a#*::}
+	fi
+	[ -z "$head" ] || IFS=: read -ra hs <<<"$head"
+	[ -z "$tail" ] || IFS=: read -ra ts <<<"$tail"
+	gs=("${hs[@]}")
+	for ((i = ${#hs[@]} + ${#ts[@]}; i < 8; i++)); do
+		gs+=(0)
+	done
+	gs+=("${ts[@]}")
+	[ ${#gs[@]} -eq 8 ] || return 1
+	printf '%04x:%04x:%04x:%04x:%04x:%04x:%04x:%04x\n' \
+		$((16#${gs[0]})) $((16#${gs[1]})) $((16#${gs[2]})) $((16#${gs[3]})) \
+		$((16#${gs[4]})) $((16#${gs[5]})) $((16#${gs[6]})) $((16#${gs[7]}))
+}
+
 rdma_gid_index() {
 	local dev=$1 port=$2 addr=$3 type=${4:-RoCE v2} want i dir gid
 	dir=/sys/class/infiniband/$dev/ports/$port
-	want=$($PYTHON -c '
-import ipaddress, sys
-a = ipaddress.ip_address(sys.argv[1])
-if a.version == 4:
-    a = ipaddress.IPv6Address("::ffff:" + str(a))
-h = a.exploded.replace(":", "")
-print(":".join(h[i:i + 4] for i in range(0, 32, 4)))' "$addr") || return 1
+	want=$(gid_of_addr "$addr") || return 1
 	for i in $(seq 0 15); do
 		gid=$(cat "$dir/gids/$i" 2>/dev/null) || continue
 		[ "$gid" = "$want" ] || continue

@@ -41,11 +41,13 @@ step() {
 }
 
 suite() {
-	local name=$1 log summary p=0 f=0 s=0 rc
+	local name=$1 log summary p=0 f=0 s=0 rc start=$SECONDS
 	shift
 	log=$(_steps_log "$name")
+	echo "== $name (at $(_steps_clock))"
 	"$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
+	echo "== $name took $((SECONDS - start))s"
 	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
 	if [ -n "$summary" ]; then
 		p=${summary%% passed*}
@@ -62,10 +64,16 @@ suite() {
 	[ "$f" -eq 0 ]
 }
 
+# _steps_clock: minutes:seconds since the driver started.
+_steps_clock() {
+	printf '%d:%02d' $((SECONDS / 60)) $((SECONDS % 60))
+}
+
 steps_summary() {
 	local line="$STEP_PASSED passed, $STEP_FAILED failed"
 	[ "$STEP_SKIPPED" -eq 0 ] || line+=", $STEP_SKIPPED skipped"
 	echo
+	echo "all steps took $(_steps_clock)"
 	echo "$line"
 	[ "$STEP_FAILED" -eq 0 ]
 }

@@ -76,10 +76,11 @@ check "VLAN 100 on both ends" \
 		vlan_up ns1 veth1 10.1.0.2 fd01::2"
 run_ns ns0 rdma link add sroce0 type sroce netdev veth0
 run_ns ns1 rdma link add sroce1 type sroce netdev veth1
-for a in "sroce0 10.1.0.1" "sroce1 10.1.0.2" "sroce0 fd01::1" "sroce1 fd01::2"; do
-	# shellcheck disable=SC2086
-	poll_until 10 rdma_gid_index $a 1
-done
+vlan_gids() {
+	rdma_gid_index sroce0 1 10.1.0.1 && rdma_gid_index sroce1 1 10.1.0.2 &&
+		rdma_gid_index sroce0 1 fd01::1 && rdma_gid_index sroce1 1 fd01::2
+}
+wait_for "the VLANs' GIDs on sroce0 and sroce1" 30 vlan_gids
 run_ns ns1 timeout 60 tcpdump -i veth1 -e -nn -c 4 -l 'vlan 100 and udp port 4791' \
 	>tcpdump.log 2>&1 &
 dump=$!
