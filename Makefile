@@ -128,8 +128,8 @@ bench-smoke: both
 
 # 5 % loss, 5 % reorder, 1 % duplication, 0.1 % corruption each way; a
 # table of time, rate and retransmission counters at the end (see
-# tools/testing/README.rst).  Not in "make test" while the READ recovery
-# under loss is open (issue 13): SROCE_SOAK_BYTES=64M for a short run.
+# tools/testing/README.rst).  "make test" runs a short READ-only form
+# (tests/47-read-loss.sh); SROCE_SOAK_BYTES=64M for a short run.
 soak: both
 	@bash $(TOP)/tools/testing/soak.sh
 

@@ -24,7 +24,8 @@
 # failure N: ...") and goes on with a fresh QP pair, so a long run says
 # how often each failure comes.  SROCE_SOAK_OPS: some of write,read,send.
 # SROCE_SOAK_PCAP=1: capture the RoCE headers on veth0 and, if a round
-# failed, show how each connection ended (../soak/roce_tail.py).
+# failed, show how each connection ended (../soak/roce_tail.py) and keep
+# the capture next to the TAP (46-soak.pcap).
 #
 # The binary is built on the host: make -C tools/testing/integrity
 
@@ -234,6 +235,8 @@ if [ -n "$TCPDUMP" ]; then
 	kill "$TCPDUMP"
 	wait "$TCPDUMP"
 	diag "tcpdump: $(tail -n 3 tcpdump.log)"
+	[ "$(failures)" -gt 0 ] && [ -n "${SROCE_TEST_OUT:-}" ] &&
+		cp soak.pcap "$SROCE_TEST_OUT/46-soak.pcap"
 	[ "$(failures)" -gt 0 ] &&
 		diag "how each connection ended:" \
 			"$($PYTHON "$SROCE_REPO/tools/testing/soak/roce_tail.py" soak.pcap 60 2>&1)"

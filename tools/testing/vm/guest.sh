@@ -94,7 +94,9 @@ run_test() {
 	dir=$(mktemp -d "/tmp/$name.XXXXXX")
 	kmsg "start $name (timeout ${t}s)"
 	start=$SECONDS
-	(cd "$dir" && exec timeout --kill-after=5 "$t" /bin/bash "$script") \
+	# SROCE_TEST_OUT: where a test may leave files worth keeping (a
+	# capture), next to its TAP.
+	(cd "$dir" && SROCE_TEST_OUT=$OUT/tests exec timeout --kill-after=5 "$t" /bin/bash "$script") \
 		>"$tap" 2>&1 </dev/null || rc=$?
 	secs=$((SECONDS - start))
 	# 124: timeout's SIGTERM did it; 137: its SIGKILL did, 5 s later.

@@ -105,13 +105,18 @@ static int sroce_qp_tx_home(const struct sroce_qp *qp)
 
 /*
  * May the engine send the QP's requests and responses from this CPU?  If
- * so, this CPU becomes the QP's home.  Context: the engine.
+ * so, this CPU becomes the QP's home.  @home_work: the caller is the
+ * home's work item (tx_work), which sends wherever it runs: it runs away
+ * from the home when the workqueue kept it on the CPU where it was still
+ * running (queue_work_on() does that, for non-reentrancy), and if it only
+ * kicked the home again it would be kept there again, for ever, and the
+ * QP would never send.  Context: the engine.
  */
-static bool sroce_qp_tx_claim(struct sroce_qp *qp)
+static bool sroce_qp_tx_claim(struct sroce_qp *qp, bool home_work)
 {
 	int home = sroce_qp_tx_home(qp), cpu = smp_processor_id();
 
-	if (home >= 0 && home != cpu)
+	if (home >= 0 && home != cpu && !home_work)
 		return false;
 	if (qp->ibqp.qp_type == IB_QPT_RC &&
 	    !sroce_av_is_loopback(&qp->attr.av))
@@ -325,8 +330,9 @@ static bool sroce_engine_held_here(const struct sroce_qp *qp)
  * out, or the local queue was full (the work item pauses, then sends).
  * Work that waits for the peer (a full window, a READ limit, an RNR wait)
  * is not "more": the ACK or timer that ends the wait kicks it.
+ * @home_work: see sroce_qp_tx_claim().
  */
-static bool sroce_qp_pass(struct sroce_qp *qp)
+static bool sroce_qp_pass(struct sroce_qp *qp, bool home_work)
 {
 	bool busy;
 	int sent;
@@ -343,7 +349,7 @@ static bool sroce_qp_pass(struct sroce_qp *qp)
 		sroce_resp_reorder_expired(qp);
 		sroce_comp_reorder_expired(qp);
 	}
-	if (!sroce_qp_tx_claim(qp)) {
+	if (!sroce_qp_tx_claim(qp, home_work)) {
 		sroce_qp_kick_home(qp, READ_ONCE(qp->tx_cpu));
 	} else {
 		if (qp->ibqp.qp_type == IB_QPT_RC) {
@@ -370,13 +376,14 @@ static bool sroce_qp_pass(struct sroce_qp *qp)
  * Up to @passes passes, taking the lock for each so that modify_qp and
  * the other CPUs get a look in.  Returns true if there is more to do.
  */
-static bool sroce_qp_run_passes(struct sroce_qp *qp, int passes)
+static bool sroce_qp_run_passes(struct sroce_qp *qp, int passes,
+				bool home_work)
 {
 	bool more = true;
 
 	while (more && passes-- && !test_bit(SROCE_QPF_TX_FULL, &qp->flags)) {
 		sroce_engine_lock(qp);
-		more = sroce_qp_pass(qp);
+		more = sroce_qp_pass(qp, home_work);
 		more |= sroce_engine_unlock(qp);
 		if (more && passes)
 			cond_resched();
@@ -391,9 +398,9 @@ static bool sroce_qp_run_passes(struct sroce_qp *qp, int passes)
  * ksoftirqd once busy, a thread like this one), where sending on would
  * only lose packets.  Received packets wait meanwhile.
  */
-static void sroce_qp_work_run(struct sroce_qp *qp)
+static void sroce_qp_work_run(struct sroce_qp *qp, bool home_work)
 {
-	bool more = sroce_qp_run_passes(qp, SROCE_WORK_PASSES);
+	bool more = sroce_qp_run_passes(qp, SROCE_WORK_PASSES, home_work);
 
 	if (test_bit(SROCE_QPF_TX_FULL, &qp->flags)) {
 		/* Longer each time the queue is still full (sroce_tx()). */
@@ -411,13 +418,13 @@ static void sroce_qp_work_run(struct sroce_qp *qp)
 
 static void sroce_qp_work(struct work_struct *work)
 {
-	sroce_qp_work_run(container_of(work, struct sroce_qp, work));
+	sroce_qp_work_run(container_of(work, struct sroce_qp, work), false);
 }
 
 /* The same on the QP's home CPU, where its sending runs meanwhile. */
 static void sroce_qp_tx_work(struct work_struct *work)
 {
-	sroce_qp_work_run(container_of(work, struct sroce_qp, tx_work));
+	sroce_qp_work_run(container_of(work, struct sroce_qp, tx_work), true);
 }
 
 /**
@@ -435,7 +442,7 @@ static void sroce_qp_tx_work(struct work_struct *work)
  */
 void sroce_qp_run(struct sroce_qp *qp)
 {
-	if (sroce_qp_run_passes(qp, SROCE_DOORBELL_PASSES))
+	if (sroce_qp_run_passes(qp, SROCE_DOORBELL_PASSES, false))
 		sroce_qp_kick(qp);
 }
 
@@ -489,7 +496,7 @@ static bool sroce_qp_rx_inline(struct sroce_qp *qp, struct sk_buff *skb)
 	}
 	sroce_qp_receive_one(qp, skb);
 	if (qp->ibqp.qp_type == IB_QPT_RC) {
-		if (sroce_qp_tx_claim(qp)) {
+		if (sroce_qp_tx_claim(qp, false)) {
 			sent = sroce_resp_send_reads(qp, SROCE_INLINE_RESP_PKTS);
 			sroce_qp_note_responses(qp, sent);
 		}
