@@ -30,8 +30,13 @@ check "rdma link add on the VLAN netdev" run_ns ns0 rdma link add sroce0 type sr
 check_output "  its port is active" 'state ACTIVE.*netdev veth0.100' run_ns ns0 rdma link show sroce0/1
 check_output "  its default GID is on the VLAN" '^veth0\.100$' \
 	cat /sys/class/infiniband/sroce0/ports/1/gid_attrs/ndevs/0
+klog_mark=$(dmesg | wc -l)
 check "delete the VLAN" ip -n ns0 link del veth0.100
 wait_for "the VLAN's device goes with it" 20 bash -c '! test -e /sys/class/infiniband/sroce0'
+# The core queries the port as the device goes: the port is down then,
+# not an error ("ib_query_port failed (-19)").
+check "  its port queries did not fail as it went" \
+	bash -c "! dmesg | tail -n +$((klog_mark + 1)) | grep 'sroce0: ib_query_port failed'"
 vlan_gid_gone() { ! rdma_gid_index sroce1 1 10.1.0.1 >/dev/null; }
 wait_for "the VLAN's GIDs leave the lower device" 10 vlan_gid_gone
 check "delete the lower's device" run_ns ns0 rdma link delete sroce1

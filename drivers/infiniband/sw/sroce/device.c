@@ -113,8 +113,17 @@ static int sroce_query_port(struct ib_device *ibdev, u32 port,
 	attr->subnet_timeout = 0;
 	attr->init_type_reply = 0;
 
-	return ib_get_eth_speed(ibdev, port, &attr->active_speed,
-				&attr->active_width);
+	/*
+	 * Without its netdev (going away: unregistering, or the VLAN under
+	 * us deleted) the port is down, which the attributes say; failing
+	 * the query would only have the core log "ib_query_port failed".
+	 */
+	if (ib_get_eth_speed(ibdev, port, &attr->active_speed,
+			     &attr->active_width)) {
+		attr->active_speed = IB_SPEED_SDR;
+		attr->active_width = IB_WIDTH_1X;
+	}
+	return 0;
 }
 
 static int sroce_port_immutable(struct ib_device *ibdev, u32 port,
