@@ -102,6 +102,19 @@ check "netem: $NETEM on veth0, veth1, veth2 and veth3" bash -c "
 
 head -c $((MIB << 20)) /dev/urandom >/tmp/ulpf-pat.bin
 
+# The sroce counters that are not 0, of every device: how the ULPs'
+# traffic fared (retransmissions, duplicates, NAKs).
+sroce_counters() {
+	local d f v
+	for d in /sys/class/infiniband/sroce*; do
+		for f in "$d"/ports/1/hw_counters/*; do
+			v=$(cat "$f" 2>/dev/null) && [ "$v" != 0 ] &&
+				printf '%s:%s=%s ' "${d##*/}" "${f##*/}" "$v"
+		done
+	done
+	echo
+}
+
 # blk_io DEV TAG: write the pattern with 1 MiB and 4 KiB direct I/O, read
 # it back both ways, compare.
 blk_io() {
@@ -118,6 +131,7 @@ blk_io() {
 		"dd if=/tmp/ulpf-pat.bin of=$dev bs=4k count=$((MIB * 32)) oflag=direct status=none &&
 		 dd if=$dev of=/tmp/ulpf-back.bin bs=4k count=$((MIB * 32)) iflag=direct status=none &&
 		 cmp /tmp/ulpf-back.bin <(head -c $((MIB << 17)) /tmp/ulpf-pat.bin)"
+	diag "$tag: counters so far: $(sroce_counters)"
 }
 
 # --- NVMe over RDMA: target on 10.0.0.1, host from 10.0.0.2
@@ -247,6 +261,7 @@ if modprobe nfsd 2>/dev/null && modprobe rpcrdma 2>/dev/null &&
 		cmp /tmp/ulpf-pat.bin /tmp/ulpf-mnt/f && cmp /tmp/ulpf-pat.bin /tmp/ulpf-mnt/g &&
 		cmp /tmp/ulpf-pat.bin /tmp/ulpf-export/f &&
 		umount /tmp/ulpf-mnt"
+	diag "NFS: counters so far: $(sroce_counters)"
 	check "rdma link delete sroce2 under a running nfsd" timeout 60 rdma link delete sroce2
 	check "nfsd stops" timeout 60 bash -c "$(declare -f nfsd_stop); nfsd_stop"
 	# The client's transport may take a moment to let go of rpcrdma.

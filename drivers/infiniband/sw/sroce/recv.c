@@ -299,22 +299,37 @@ static struct sroce_resp_res *sroce_res_find(struct sroce_qp *qp, u8 type,
 	return NULL;
 }
 
+/* Responses of @res are still to be sent, and for the first time. */
+static bool sroce_res_answering(const struct sroce_resp_res *res)
+{
+	return sroce_res_pending(res) && !res->replay;
+}
+
 /*
  * May the peer start another READ or atomic?  It may have at most
  * max_dest_rd_atomic outstanding, and one whose responses we have not
  * all sent yet is surely outstanding; the ring slot the next one takes
- * must be free too.  A peer that asks for more is told off (NAK invalid
- * request), not allowed to overwrite what is still being answered.
+ * must not be such a one either.  A peer that asks for more is told off
+ * (NAK invalid request), not allowed to overwrite what is still being
+ * answered.
+ *
+ * A duplicate being answered again does not count: the peer may have
+ * completed it meanwhile (a request sent again goes on arriving after
+ * the responses to an earlier one), and the request it then sends
+ * must not fail the QP.  Completions come in order, so a peer that
+ * keeps within its limit has completed the oldest of our nres (>=
+ * max_dest_rd_atomic) resources when it sends another: the slot it
+ * takes may be overwritten even if a duplicate of it is being answered.
  */
 static bool sroce_res_available(struct sroce_qp *qp)
 {
 	struct sroce_resp *resp = &qp->resp;
 	u32 i, pending = 0;
 
-	if (sroce_res_pending(&resp->res[resp->res_head % resp->nres]))
+	if (sroce_res_answering(&resp->res[resp->res_head % resp->nres]))
 		return false;
 	for (i = 0; i < resp->nres; i++)
-		pending += sroce_res_pending(&resp->res[i]);
+		pending += sroce_res_answering(&resp->res[i]);
 	return pending < qp->attr.max_dest_rd_atomic;
 }
 
@@ -728,6 +743,7 @@ static void sroce_read_replay(struct sroce_qp *qp, struct sroce_resp_res *res,
 	res->va = pkt->va;
 	res->length = pkt->dma_len;
 	res->offset = 0;
+	res->replay = true;
 	qp->resp.res_send = sroce_res_next(qp);
 }
 
@@ -753,6 +769,7 @@ static void sroce_rc_duplicate(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		res = sroce_res_find(qp, SROCE_RES_ATOMIC, pkt->psn);
 		if (res && res->first_psn == pkt->psn) {
 			res->psn = res->first_psn;	/* send the ACK again */
+			res->replay = true;
 			qp->resp.res_send = sroce_res_next(qp);
 		}
 	}
