@@ -33,17 +33,6 @@ while [ $# -gt 0 ]; do
 done
 
 kernels=$("$REPO/tools/kernels.sh") || { echo "0 passed, 1 failed"; exit 1; }
-
-# On a new machine the debug kernel takes ~14 min to build: build it
-# meanwhile, at nice 19 (build.sh), out of the CPU time the VM tests leave
-# idle (sleeps, timeouts, the NFS grace period).  kunit.sh and
-# test-debug.sh wait for it (build.sh's lock) or find it cached.
-debug_build=
-if [ -z "$TESTS" ] && [ "${SROCE_TEST_DEBUG:-1}" != 0 ]; then
-	mkdir -p "$STEP_LOGS"
-	bash "$REPO/tools/debug-kernel/build.sh" >"$STEP_LOGS/debug-kernel-early.log" 2>&1 &
-	debug_build=$!
-fi
 for v in $kernels; do
 	step "build $v" make -C "$REPO" --no-print-directory modules KDIR="/lib/modules/$v/build"
 done
@@ -62,8 +51,6 @@ if [ -z "$TESTS" ]; then
 	suite "interop $1 sroce-rxe" "$HERE/interop.sh" --kernel "$1" --pair sroce-rxe
 	suite "interop ${2:-$1} rxe-sroce" "$HERE/interop.sh" --kernel "${2:-$1}" --pair rxe-sroce
 	if [ "${SROCE_TEST_DEBUG:-1}" != 0 ]; then
-		wait "$debug_build" ||
-			echo "debug kernel: the early build failed, see $STEP_LOGS/debug-kernel-early.log"
 		suite kunit "$HERE/kunit.sh"
 		suite test-debug-short "$REPO/tools/debug-kernel/test-debug.sh" --short
 	fi
