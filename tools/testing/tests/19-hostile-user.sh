@@ -8,7 +8,7 @@
 #   sqflood   a thread (real-time, on the other CPU) keeps the QP's send
 #             ring full of garbage by writing its producer index while the
 #             QP is flushed, reset, brought back and rung (issue 13, hole
-#             5): every verb returns within a second (a driver that loops
+#             5): every verb returns within 2 s (a driver that loops
 #             while the ring is not empty keeps the verb until the thread
 #             gives up after 3 s), every garbage WQE completes in error,
 #             the QP works again; then a ping-pong on the device;
