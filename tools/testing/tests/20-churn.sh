@@ -6,7 +6,7 @@
 # traffic runs, and devices go away under programs that hold them.
 #
 # On topo_veth, ibv_rc_pingpong -c runs between sroce0 (ns0) and sroce1
-# (ns1) again and again; meanwhile, SROCE_CHURN_CYCLES times (8; "make
+# (ns1) again and again; meanwhile, SROCE_CHURN_CYCLES times (4; "make
 # churn" runs 100): a second veth pair vc0 (ns0) / vc1 (ns1) gets sroce2,
 # sroce_hostile churn opens it and creates, uses (a checked SEND) and
 # destroys PDs, CQs, MRs, an SRQ and RC/UD QPs, and does the same on
@@ -27,7 +27,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 BIN=$SROCE_REPO/tools/testing/hostile/sroce_hostile
-CYCLES=${SROCE_CHURN_CYCLES:-8}
+CYCLES=${SROCE_CHURN_CYCLES:-4}
 LIMIT=10
 
 if [ ! -x "$BIN" ]; then
