@@ -12,6 +12,9 @@
 #                          N skipped]" last: its counts are added; one that
 #                          died without that line, or failed without
 #                          saying so, counts as one failure
+#   within_budget NAME MIN false (and one skip counted) if a part of about
+#                          MIN minutes would take the driver past
+#                          $STEP_BUDGET_MIN minutes
 #   steps_summary          print the total; false if anything failed
 
 STEP_PASSED=0
@@ -62,6 +65,20 @@ suite() {
 	STEP_FAILED=$((STEP_FAILED + f))
 	STEP_SKIPPED=$((STEP_SKIPPED + ${s:-0}))
 	[ "$f" -eq 0 ]
+}
+
+# within_budget NAME MINUTES: may a part that takes about MINUTES still
+# run?  Not if the driver would then pass $STEP_BUDGET_MIN minutes (unset:
+# no budget); the part then counts as skipped and says so.
+within_budget() {
+	local name=$1 mins=$2
+
+	[ -n "${STEP_BUDGET_MIN:-}" ] || return 0
+	[ $((SECONDS / 60 + mins)) -gt "$STEP_BUDGET_MIN" ] || return 0
+	STEP_SKIPPED=$((STEP_SKIPPED + 1))
+	printf '%-28s SKIPPED: %s gone, ~%d min more would pass the %d-minute budget\n' \
+		"$name" "$(_steps_clock)" "$mins" "$STEP_BUDGET_MIN"
+	return 1
 }
 
 # _steps_clock: minutes:seconds since the driver started.
