@@ -42,6 +42,8 @@ FUZZ_PACKETS  ?=
 FUZZ_SEED     ?=
 CHURN_CYCLES  ?= 100
 ULP_MIB       ?= 64
+# tools/version.sh: git describe, as a Debian version (modinfo, the .deb).
+VERSION  := $(shell $(TOP)/tools/version.sh)
 
 # build_one KDIR: build sroce.ko for the kernel tree KDIR into
 # build/<release>/.  Each release gets its own tree of symlinks to the
@@ -53,7 +55,8 @@ define build_one
 	out=$(BUILD)/$$rel; mkdir -p $$out; \
 	cp -rsf $(TOP)/Kbuild $(TOP)/drivers $(TOP)/include $$out/; \
 	find -L $$out -type l -delete 2>/dev/null || true; \
-	$(MAKE) -C $$kdir M=$$out W=1 SROCE_WERROR=y $(SPARSE_ARGS) modules; \
+	$(MAKE) -C $$kdir M=$$out W=1 SROCE_WERROR=y SROCE_VERSION='$(VERSION)' \
+		$(SPARSE_ARGS) modules; \
 	cp $$out/drivers/infiniband/sw/sroce/*.ko $$out/
 endef
 
