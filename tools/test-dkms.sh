@@ -8,7 +8,7 @@
 #   2. dpkg -i it: "dkms status" must show sroce <version> installed for
 #      each kernel tools/kernels.sh lists (6.1 and 6.12), and
 #      "modinfo -k <release> sroce" must find <version> in
-#      /lib/modules/<release>/updates/dkms/
+#      /lib/modules/<release>/updates/dkms/, signed (the DKMS MOK key)
 #   3. dpkg -P it: the modules, the DKMS tree and /usr/src copy are gone
 #
 # The package is always removed at the end, on failure and on ^C too:
@@ -90,6 +90,14 @@ for k in "${KERNELS[@]}"; do
 		ok "modinfo: $k has $version in updates/dkms"
 	else
 		not_ok "modinfo: $k: want $version in /lib/modules/$k/updates/dkms/"
+	fi
+	# Debian's dkms signs with /var/lib/dkms/mok.key, made at the first
+	# build (Documentation/install.rst, Secure Boot).
+	signer=$(modinfo -k "$k" -F signer sroce 2>/dev/null) || true
+	if [ -n "$signer" ]; then
+		ok "modinfo: $k: signed by \"$signer\""
+	else
+		not_ok "modinfo: $k: sroce is not signed"
 	fi
 done
 
