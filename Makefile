@@ -24,6 +24,13 @@
 #                        sroce as server and as client ("make test": two)
 #   make ulp-stress      37-ulp-faults with 64 MiB a ULP, both kernels
 #   make load NETDEV=X   on a host that can load modules: load and create sroce0
+#   make install         modules_install to /lib/modules/<release>/updates,
+#                        depmod, the sroce@.service unit (KDIR=,
+#                        INSTALL_MOD_PATH=); make uninstall undoes it
+#   make deb             build/sroce-dkms_<version>_all.deb (DKMS, dh-dkms)
+#   make test-dkms       host check of the .deb: dpkg -i, dkms status and
+#                        modinfo for both kernels, dpkg -P (root)
+#   make version         print the version (tools/version.sh)
 #   make clean
 
 TOP      := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
@@ -42,6 +49,8 @@ FUZZ_PACKETS  ?=
 FUZZ_SEED     ?=
 CHURN_CYCLES  ?= 100
 ULP_MIB       ?= 64
+# tools/version.sh: git describe, as a Debian version (modinfo, the .deb).
+VERSION  := $(shell $(TOP)/tools/version.sh)
 
 # build_one KDIR: build sroce.ko for the kernel tree KDIR into
 # build/<release>/.  Each release gets its own tree of symlinks to the
@@ -53,7 +62,8 @@ define build_one
 	out=$(BUILD)/$$rel; mkdir -p $$out; \
 	cp -rsf $(TOP)/Kbuild $(TOP)/drivers $(TOP)/include $$out/; \
 	find -L $$out -type l -delete 2>/dev/null || true; \
-	$(MAKE) -C $$kdir M=$$out W=1 SROCE_WERROR=y $(SPARSE_ARGS) modules; \
+	$(MAKE) -C $$kdir M=$$out W=1 SROCE_WERROR=y SROCE_VERSION='$(VERSION)' \
+		$(SPARSE_ARGS) modules; \
 	cp $$out/drivers/infiniband/sw/sroce/*.ko $$out/
 endef
 
@@ -61,7 +71,7 @@ DEBUG_KERNEL = $(TOP)/tools/debug-kernel
 
 .PHONY: all modules both check sparse checkpatch deps test run load unload clean help
 .PHONY: debug-kernel test-debug kunit bench bench-smoke fuzz soak soak-debug churn
-.PHONY: interop ulp-stress
+.PHONY: interop ulp-stress install uninstall deb test-dkms version
 
 all modules:
 	@$(call build_one,$(KDIR))
@@ -170,6 +180,44 @@ ulp-stress: both
 load:
 	@bash $(TOP)/tools/load.sh load $(NETDEV)
 
+# For people building from git (the .deb is the other way, not both):
+# sroce.ko into $(INSTALL_MOD_PATH)/lib/modules/<KDIR's release>/updates/,
+# which depmod prefers to the kernel's own modules, and the unit template.
+INSTALL_MOD_PATH ?=
+UNITDIR  ?= /etc/systemd/system
+KREL      = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
+		$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+SROCE_UPDATES = $(INSTALL_MOD_PATH)/lib/modules/$(KREL)/updates/drivers/infiniband/sw/sroce
+DEPMOD_ARGS = $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KREL)
+
+install: modules
+	@if [ -z "$(INSTALL_MOD_PATH)" ] && dpkg-query -W -f='$${Status}' sroce-dkms 2>/dev/null | \
+		grep -q ' installed'; then \
+		echo "the sroce-dkms package is installed: remove it first (apt remove sroce-dkms)"; \
+		exit 1; fi
+	$(MAKE) --no-print-directory -C $(KDIR) M=$(BUILD)/$(KREL) INSTALL_MOD_DIR=updates \
+		modules_install
+	depmod $(DEPMOD_ARGS)
+	install -D -m 644 $(TOP)/tools/systemd/sroce@.service \
+		$(INSTALL_MOD_PATH)$(UNITDIR)/sroce@.service
+	@echo "installed $$(ls $(SROCE_UPDATES)) for $(KREL), version $(VERSION)"
+
+uninstall:
+	@test -n "$(KREL)" || { echo "no kernel headers in $(KDIR) (KDIR=)"; exit 1; }
+	rm -rf $(SROCE_UPDATES)
+	rm -f $(INSTALL_MOD_PATH)$(UNITDIR)/sroce@.service
+	depmod $(DEPMOD_ARGS)
+
+deb:
+	@bash $(TOP)/tools/deb.sh
+
+# Installs and removes the package on this host: see the script's top.
+test-dkms:
+	@nice -n 19 bash $(TOP)/tools/test-dkms.sh
+
+version:
+	@echo $(VERSION)
+
 unload:
 	@bash $(TOP)/tools/load.sh unload
 
@@ -177,4 +225,4 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '3,28p' $(TOP)/Makefile
+	@sed -n '3,35p' $(TOP)/Makefile

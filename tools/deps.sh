@@ -65,6 +65,7 @@ PKGS=(
 	nfs-kernel-server nfs-common rpcbind targetcli-fb dbus-daemon
 	open-iscsi srptools fio
 	python3-matplotlib
+	dkms dh-dkms debhelper fakeroot dpkg-dev openssl
 )
 
 missing=()

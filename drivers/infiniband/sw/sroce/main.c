@@ -17,6 +17,11 @@
 #include "sroce.h"
 #include "qp.h"
 
+/* Kbuild passes tools/version.sh's answer; a kernel tree build has none. */
+#ifndef SROCE_VERSION
+#define SROCE_VERSION "unknown"
+#endif
+
 /*
  * All sroce devices.  Writers hold sroce_devices_lock (taken inside RTNL
  * where both are needed); the receive path reads under RCU.
@@ -156,7 +161,7 @@ static int __init sroce_init(void)
 		goto err_udp;
 
 	rdma_link_register(&sroce_link_ops);
-	pr_info("loaded\n");
+	pr_info("loaded, version %s\n", SROCE_VERSION);
 	return 0;
 
 err_udp:
@@ -190,6 +195,7 @@ module_exit(sroce_exit);
 MODULE_AUTHOR("The sroce developers");
 MODULE_DESCRIPTION("Software RoCEv2 RDMA device");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(SROCE_VERSION);
 MODULE_ALIAS_RDMA_LINK("sroce");
 /* Users reach the device through uverbs; have it there from the start. */
 MODULE_SOFTDEP("pre: ib_uverbs");
