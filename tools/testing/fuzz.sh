@@ -35,7 +35,7 @@ done
 # "6.1" and "6.12" name the installed kernels, as for run.sh.
 all=$("$REPO/tools/kernels.sh") || exit 1
 if [ ${#kernels[@]} -eq 0 ]; then
-	read -ra kernels <<<"$all"
+	mapfile -t kernels <<<"$all"
 else
 	for i in "${!kernels[@]}"; do
 		for k in $all; do
