@@ -5,7 +5,7 @@
 # allnoconfig + kernel.config (a minimal x86_64 virtio guest) + debug.config
 # (KASAN, lockdep, kmemleak, UBSAN, debug objects, KUnit, fault injection).
 #
-#   tools/debug-kernel/build.sh [--print-key]
+#   tools/debug-kernel/build.sh [--print-key | --is-built]
 #
 # Prints the cache directory on stdout (progress goes to stderr):
 #
@@ -62,6 +62,8 @@ KEY=$(src_version)-$( { echo "format $FORMAT"; cat "${FRAGMENTS[@]}"; gcc --vers
 [ "${1:-}" = --print-key ] && { echo "$KEY"; exit 0; }
 CACHE=$CACHE_ROOT/$KEY
 B=$CACHE/build
+# --is-built: is this kernel in the cache already (no build needed)?
+[ "${1:-}" = --is-built ] && { [ -e "$CACHE/done" ]; exit; }
 
 if [ -e "$CACHE/done" ]; then
 	echo "$CACHE"

@@ -244,10 +244,6 @@ require_ulp_device() {
 sroce_load() { modprobe sroce "$@"; }
 sroce_unload() { rmmod sroce; }
 
-# rdma_gid_index DEV PORT ADDRESS [TYPE]: print the index of the GID of
-# ADDRESS (IPv4 or IPv6) on DEV's PORT, of TYPE ("RoCE v2" by default).
-# Reads only the first 16 entries: the whole sysfs table (1024 entries)
-# takes minutes under TCG.
 # gid_of_addr ADDR: the GID of an IPv4 or IPv6 address as sysfs shows it
 # (8 groups of 4 hex digits; IPv4 mapped).  In the shell: a python per
 # call costs a second under TCG, and the GID polls call it often.
@@ -278,6 +274,10 @@ gid_of_addr() {
 		$((16#${gs[4]})) $((16#${gs[5]})) $((16#${gs[6]})) $((16#${gs[7]}))
 }
 
+# rdma_gid_index DEV PORT ADDRESS [TYPE]: print the index of the GID of
+# ADDRESS (IPv4 or IPv6) on DEV's PORT, of TYPE ("RoCE v2" by default).
+# Reads only the first 16 entries: the whole sysfs table (1024 entries)
+# takes minutes under TCG.
 rdma_gid_index() {
 	local dev=$1 port=$2 addr=$3 type=${4:-RoCE v2} want i dir gid
 	dir=/sys/class/infiniband/$dev/ports/$port

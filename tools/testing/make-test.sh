@@ -93,9 +93,7 @@ if [ -z "$TESTS" ]; then
 		# KUnit and the short list, ~16 minutes; a debug kernel not
 		# built yet takes ~16 more.
 		debug_mins=16
-		debug_key=$(bash "$REPO/tools/debug-kernel/build.sh" --print-key)
-		[ -e "${SROCE_DEBUG_KERNEL_CACHE:-/var/cache/sroce/debug-kernel}/$debug_key/done" ] ||
-			debug_mins=32
+		bash "$REPO/tools/debug-kernel/build.sh" --is-built 2>/dev/null || debug_mins=32
 		if within_budget "the debug kernel's part" "$debug_mins"; then
 			suite kunit "$HERE/kunit.sh"
 			suite test-debug-short "$REPO/tools/debug-kernel/test-debug.sh" --short

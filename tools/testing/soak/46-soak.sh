@@ -235,11 +235,11 @@ if [ -n "$TCPDUMP" ]; then
 	kill "$TCPDUMP"
 	wait "$TCPDUMP"
 	diag "tcpdump: $(tail -n 3 tcpdump.log)"
-	[ "$(failures)" -gt 0 ] && [ -n "${SROCE_TEST_OUT:-}" ] &&
-		cp soak.pcap "$SROCE_TEST_OUT/46-soak.pcap"
-	[ "$(failures)" -gt 0 ] &&
+	if [ "$(failures)" -gt 0 ]; then
+		[ -z "${SROCE_TEST_OUT:-}" ] || cp soak.pcap "$SROCE_TEST_OUT/46-soak.pcap"
 		diag "how each connection ended:" \
 			"$($PYTHON "$SROCE_REPO/tools/testing/soak/roce_tail.py" soak.pcap 60 2>&1)"
+	fi
 fi
 if [ -n "${FAILED:-}" ]; then
 	diag "kernel log:" "$(dmesg | tail -n 30)"
