@@ -304,7 +304,8 @@ enum sroce_res_type {
  * @offset: READ: bytes sent so far
  * @atomic_orig: ATOMIC: the original value returned
  * @msn: MSN when the request was accepted, for its responses
- * @replay: answered once already, being answered again for a duplicate
+ * @replay: answered in full once already, being answered again for a
+ *	duplicate
  */
 struct sroce_resp_res {
 	u8 type;

@@ -313,8 +313,8 @@ static bool sroce_res_answering(const struct sroce_resp_res *res)
  * (NAK invalid request), not allowed to overwrite what is still being
  * answered.
  *
- * A duplicate being answered again does not count: the peer may have
- * completed it meanwhile (a request sent again goes on arriving after
+ * A duplicate answered in full and now being answered again does not
+ * count: the peer may have completed it meanwhile (a request sent again goes on arriving after
  * the responses to an earlier one), and the request it then sends
  * must not fail the QP.  Completions come in order, so a peer that
  * keeps within its limit has completed the oldest of our nres (>=
@@ -738,12 +738,13 @@ static void sroce_read_replay(struct sroce_qp *qp, struct sroce_resp_res *res,
 	    pkt->va != res->va + off || pkt->dma_len != res->length - off)
 		return;		/* not a duplicate of it: drop (class D) */
 
+	/* Still in its first answer, it is still the peer's outstanding. */
+	res->replay |= !sroce_res_pending(res);
 	res->first_psn = pkt->psn;
 	res->psn = pkt->psn;
 	res->va = pkt->va;
 	res->length = pkt->dma_len;
 	res->offset = 0;
-	res->replay = true;
 	qp->resp.res_send = sroce_res_next(qp);
 }
 
@@ -768,8 +769,8 @@ static void sroce_rc_duplicate(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	if (pkt->flags & SROCE_F_ATOMIC) {
 		res = sroce_res_find(qp, SROCE_RES_ATOMIC, pkt->psn);
 		if (res && res->first_psn == pkt->psn) {
+			res->replay |= !sroce_res_pending(res);
 			res->psn = res->first_psn;	/* send the ACK again */
-			res->replay = true;
 			qp->resp.res_send = sroce_res_next(qp);
 		}
 	}
