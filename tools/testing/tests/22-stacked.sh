@@ -90,6 +90,7 @@ integ_start() {
 integ_check() {
 	local label=$1 rc=0 src=0 n nf
 	wait "$integ_client" || rc=$?
+	poll_until 10 gone "$integ_server" || kill "$integ_server" 2>/dev/null
 	wait "$integ_server" || src=$?
 	n=$(grep -c '^ok' integ-client.log)
 	nf=$(grep -c '^not ok' integ-client.log)
@@ -114,9 +115,12 @@ integ() {
 }
 
 # pp_start SNS SDEV SADDR CNS CDEV CADDR ARGS...: an ibv_rc_pingpong pair
-# with ARGS, as integ_start; sets pp_server, pp_client (pp-*.log).
+# with ARGS, as integ_start; sets pp_server, pp_client (pp-*.log).  The
+# server listens on IPv4 only: for an IPv6 GID, $PP_CTRL is the IPv4
+# address the client connects to.
 pp_start() {
 	local sns=$1 sdev=$2 saddr=$3 cns=$4 cdev=$5 caddr=$6 sg cg
+	local ctrl=${PP_CTRL:-$3}
 	shift 6
 	sg=$(gid_of "$sdev" "$saddr") || { echo "no GID for $saddr on $sdev" >pp-client.log; return 1; }
 	cg=$(gid_of "$cdev" "$caddr") || { echo "no GID for $caddr on $cdev" >pp-client.log; return 1; }
@@ -126,7 +130,7 @@ pp_start() {
 	pp_server=$!
 	poll_until 20 listening "$sns" "$port"
 	run_ns "$cns" timeout 120 ibv_rc_pingpong -d "$cdev" -g "$cg" -p "$port" "$@" \
-		"$saddr" >pp-client.log 2>&1 &
+		"$ctrl" >pp-client.log 2>&1 &
 	pp_client=$!
 }
 
@@ -134,6 +138,8 @@ pp_start() {
 pp_check() {
 	local label=$1 rc=0 src=0
 	wait "$pp_client" || rc=$?
+	# A server whose client failed may wait for ever.
+	poll_until 10 gone "$pp_server" || kill "$pp_server" 2>/dev/null
 	wait "$pp_server" || src=$?
 	if [ $rc -eq 0 ] && [ $src -eq 0 ] && grep -q 'bytes in' pp-client.log; then
 		ok "$label"
@@ -204,8 +210,8 @@ bridge_test() {
 			if (n < 500) n = 500; if (n > 50000) n = 50000; print n }')
 	fi
 	diag "4 KiB RC ping-pong: ${us:-?} usec/iter; long ping-pongs: $long_iters iterations"
-	pingpong "bridge: RC ping-pong IPv6 64 KiB" ns0 sroce0 fd00::1 ns1 sroce1 fd00::2 \
-		-s 65536 -n 20 -c
+	PP_CTRL=10.0.0.1 pingpong "bridge: RC ping-pong IPv6 64 KiB" \
+		ns0 sroce0 fd00::1 ns1 sroce1 fd00::2 -s 65536 -n 20 -c
 	integ "bridge: integrity IPv4" ns0 sroce0 10.0.0.1 ns1 sroce1 10.0.0.2
 	integ "bridge: integrity IPv6" ns1 sroce1 fd00::2 ns0 sroce0 fd00::1
 	run_ns ns0 rdma link delete sroce0
@@ -246,10 +252,13 @@ macvlan_test() {
 
 # ------------------------------------------------------------ down/up
 
+# Down and at once up again (one ip process: under TCG each costs a lot):
+# what was in flight is lost, the neighbour entry and route go and come
+# back.  An outage longer than the QP's retry budget (8 local ACK
+# timeouts of 67 ms for ibv_rc_pingpong) fails the QP, as it should.
 downup() {
-	ip -n ns0 link set veth0 down
-	sleep 0.2
-	ip -n ns0 link set veth0 up
+	printf 'link set veth0 down\nlink set veth0 up\n' | ip -n ns0 -batch -
+	diag "veth0 went down and up: $(ip -n ns0 -br link show veth0)"
 }
 
 downup_test() {
