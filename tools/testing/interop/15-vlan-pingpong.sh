@@ -7,6 +7,8 @@
 # VLAN's GIDs (gid_attrs/ndevs says eth0.100).  RC and UD ping-pongs with
 # their data check (-c), IPv4 and IPv6; the client checks that the RoCE
 # frames on eth0 are tagged with VLAN 100.
+# A step that fails here fails for good: do not wait the default 120 s.
+PAIR_CMD_TIMEOUT=${PAIR_CMD_TIMEOUT:-45}
 . "$(dirname "$0")/lib.sh"
 
 if is_server; then n=1; else n=2; fi
@@ -35,6 +37,17 @@ G6=$(rdma_gid_index "$SROCE_DEV" 1 "$V6")
 check_output "  that GID is the VLAN's" "^$VLAN\$" \
 	cat "/sys/class/infiniband/$SROCE_DEV/ports/1/gid_attrs/ndevs/${G4:-0}"
 
+if is_server; then peer4=192.168.78.2; else peer4=192.168.78.1; fi
+wait_for "ping the peer over the VLAN ($peer4)" 30 ping -c 1 -W 2 "$peer4"
+
+# diag_vlan: what the VLAN and the device saw, for a failed step.
+diag_vlan() {
+	diag "ip -s link show $VLAN:" "$(ip -s link show "$VLAN")" \
+		"ip neigh show dev $VLAN:" "$(ip neigh show dev "$VLAN")" \
+		"rdma statistic show link $SROCE_DEV/1:" \
+		"$(rdma statistic show link "$SROCE_DEV/1" 2>&1)"
+}
+
 # vlan_pingpong DESC FAMILY PROG ARGS...: as lib.sh's pingpong, over the
 # VLAN's GID of that family.  The TCP exchange goes over eth0's IPv4.
 vlan_pingpong() {
@@ -48,7 +61,7 @@ vlan_pingpong() {
 }
 
 if is_client; then
-	timeout 120 tcpdump -i "$SROCE_NIC" -e -nn -c 4 -l 'vlan 100 and udp port 4791' \
+	timeout 120 tcpdump -i "$SROCE_NIC" -e -nn -c 8 -l 'vlan 100' \
 		>tcpdump.log 2>&1 &
 	dump=$!
 	sleep 1
@@ -58,10 +71,11 @@ for fam in 4 6; do
 	vlan_pingpong "ud over VLAN 100, IPv$fam 984 B" $fam ibv_ud_pingpong -s 984 -n 20
 done
 vlan_pingpong "rc over VLAN 100, IPv4 10000 B" 4 ibv_rc_pingpong -s 10000 -n 10
+diag_vlan
 if is_client; then
 	poll_until 10 bash -c "! kill -0 $dump 2>/dev/null"
 	check_output "RoCE frames on $SROCE_NIC are tagged VLAN 100" 'vlan 100.*4791' \
 		cat tcpdump.log
-	diag "$(grep -m 2 'vlan 100' tcpdump.log)"
+	diag "$(head -n 6 tcpdump.log)"
 fi
 tap_done
