@@ -23,6 +23,8 @@
 #   make interop         sroce against rdma_rxe on the wire: both kernels,
 #                        sroce as server and as client ("make test": two)
 #   make ulp-stress      37-ulp-faults with 64 MiB a ULP, both kernels
+#   make stacked         22-stacked: RoCE over a bridge, macvlan, bond (with
+#                        failover) and a VLAN on a bond, both kernels
 #   make load NETDEV=X   on a host that can load modules: load and create sroce0
 #   make install         modules_install to /lib/modules/<release>/updates,
 #                        depmod, the sroce@.service unit (KDIR=,
@@ -71,7 +73,7 @@ DEBUG_KERNEL = $(TOP)/tools/debug-kernel
 
 .PHONY: all modules both check sparse checkpatch deps test run load unload clean help
 .PHONY: debug-kernel test-debug kunit bench bench-smoke fuzz soak soak-debug churn
-.PHONY: interop ulp-stress install uninstall deb test-dkms version
+.PHONY: interop ulp-stress stacked install uninstall deb test-dkms version
 
 all modules:
 	@$(call build_one,$(KDIR))
@@ -177,6 +179,14 @@ ulp-stress: both
 		bash $(TOP)/tools/testing/run.sh --tests 37-ulp-faults-long \
 		--out $(BUILD)/ulp-stress-results
 
+# RoCE over stacked netdevs, under traffic (several minutes a kernel),
+# build/stacked-results/<VER>/.
+stacked: both
+	@$(MAKE) --no-print-directory -C $(TOP)/tools/testing/integrity
+	@SROCE_TESTS_DIR=$(TOP)/tools/testing/long \
+		bash $(TOP)/tools/testing/run.sh --tests 22-stacked \
+		--out $(BUILD)/stacked-results
+
 load:
 	@bash $(TOP)/tools/load.sh load $(NETDEV)
 
@@ -225,4 +235,4 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '3,35p' $(TOP)/Makefile
+	@sed -n '3,37p' $(TOP)/Makefile
