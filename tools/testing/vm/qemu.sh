@@ -24,7 +24,10 @@
 # SROCE_KERNEL_CMDLINE is added to the kernel's command line.
 #
 # TCG, not KVM: KVM hangs on this class of machine.  Two vCPUs on two host
-# cores with multi-threaded TCG; never run two of these at once.
+# cores with multi-threaded TCG; never run two of these at once.  Each vCPU
+# is its own socket: SeaBIOS's MP table lists only the first CPU of a
+# package, and the debug kernel (no ACPI) finds its CPUs in that table, so
+# with QEMU's default of one socket of N cores it booted with one CPU.
 
 set -euo pipefail
 
@@ -52,7 +55,7 @@ CMDLINE+=" sroce_repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 
 exec timeout --kill-after=10 "$TIMEOUT" \
 	qemu-system-x86_64 \
-	-accel tcg,thread=multi -cpu max -m "$MEM" -smp "$SMP" \
+	-accel tcg,thread=multi -cpu max -m "$MEM" -smp "$SMP,sockets=$SMP,cores=1,threads=1" \
 	-no-reboot -nic none \
 	-display none -vga none -monitor none \
 	-serial "file:$OUTDIR/console.log" \
