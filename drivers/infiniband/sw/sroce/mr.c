@@ -20,6 +20,7 @@
 #include "sroce.h"
 #include "mr.h"
 #include "qp.h"
+#include "tx.h"
 
 /*
  * The access flags each kind of MR may be given.  MW_BIND is accepted
@@ -772,7 +773,7 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_mr_copy_skb);
  * @skb: the packet being built
  * @len: bytes to attach
  *
- * Zero copy: the frags point at the MR's pages (see skb.c).  Stops early
+ * Zero copy: the frags point at the MR's pages (see tx.c).  Stops early
  * where a page cannot be attached; the caller copies the rest.  Any
  * context.
  *

@@ -14,6 +14,8 @@
 #include "sroce.h"
 #include "cq.h"
 #include "qp.h"
+#include "rx.h"
+#include "tx.h"
 #include "srq.h"
 
 static struct workqueue_struct *sroce_wq;

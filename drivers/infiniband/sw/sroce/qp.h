@@ -81,17 +81,6 @@ struct sroce_pd;
 #define SROCE_PINGPONG_STREAK	2
 /* READ or atomic response packets a packet taken in inline may send */
 #define SROCE_INLINE_RESP_PKTS	1
-/* Payloads up to this size are copied into a packet rather than attached */
-#define SROCE_TX_COPY_MAX	256
-/*
- * A packet the local netdev's queue had no room for is sent again after
- * a pause, this long times the number of tries, up to SROCE_TX_FULL_TRIES
- * tries in a row (7 ms in all); after that the queue is taken for a lossy
- * wire (a veth whose peer is down drops everything) and the packet is
- * left to the retransmit timer.
- */
-#define SROCE_TX_FULL_PAUSE_US	50
-#define SROCE_TX_FULL_TRIES	16
 /*
  * An RC QP's responder and completer each hold up to this many packets
  * that arrive past a PSN gap, for up to this long, before they take the
@@ -453,35 +442,6 @@ struct sroce_qp {
 	struct sroce_resp resp;
 };
 
-/**
- * struct sroce_skb_cb - what the receive path notes in skb->cb
- * @vlan_id: the VLAN the packet came in on
- * @has_vlan: @vlan_id is valid
- * @from_self: sent by this device to itself, never on a netdev
- * @psn: its PSN, while it is held past a gap (reorder.c)
- *
- * The netdev a packet arrived on may be gone by the time the QP's engine
- * looks at it, so skb->dev is replaced by the sroce device's own netdev
- * when queued, and what the engine needs from the original is kept here.
- */
-struct sroce_skb_cb {
-	u16 vlan_id;
-	bool has_vlan;
-	bool from_self;
-	u32 psn;
-};
-
-#define SROCE_SKB_CB(skb) ((struct sroce_skb_cb *)(skb)->cb)
-
-/*
- * The BTH of a received packet, behind its UDP header; sroce_net_rcv()
- * pulls both into the linear part before it looks or queues.
- */
-static inline const struct sroce_bth *sroce_skb_bth(const struct sk_buff *skb)
-{
-	return (const struct sroce_bth *)(skb->data + sizeof(struct udphdr));
-}
-
 static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct sroce_qp, ibqp);
@@ -528,34 +488,6 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_qp_init_attr *init);
 int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
-
-/*
- * skb.c and net.c: packets out.  sroce_tx_alloc() returns an empty skb
- * with room for @len bytes in its linear part, plus the headers below
- * and the trailer after; the caller skb_put()s the BTH, extension headers
- * and a small payload there, or attaches a larger payload as frags
- * (sroce_tx_add_page(), sroce_tx_put_frag(), or the MR helpers in mr.h).
- * Then sroce_tx() adds the pad, UDP/IP and the ICRC, and sends or loops
- * the packet back.  sroce_tx() always consumes the skb; it returns
- * -ENOBUFS when the local netdev's queue was full, having set
- * SROCE_QPF_TX_FULL: the packet did not leave, and the caller should put
- * its state back so that the engine sends it again after a pause.
- *
- * Packets in: the engine hands sroce_resp_rcv()/sroce_comp_rcv() a packet
- * whose ICRC is checked and whose headers are decoded in @pkt; skb->data
- * is at the BTH and the payload is at offset pkt->hdr_len (maybe in
- * frags: copy with skb_copy_bits() or sroce_sgl_copy_skb()), the IP
- * header at skb_network_header().  The skb stays the caller's.
- */
-struct sk_buff *sroce_tx_alloc(struct sroce_qp *qp, unsigned int len);
-bool sroce_tx_add_page(struct sk_buff *skb, struct page *page,
-		       unsigned int off, unsigned int len);
-void *sroce_tx_put_frag(struct sk_buff *skb, unsigned int len);
-__le32 *sroce_tx_put_trailer(struct sk_buff *skb);
-void sroce_skb_exit(void);
-int sroce_tx(struct sroce_qp *qp, const struct sroce_av *av,
-	     struct sk_buff *skb);
-void sroce_rx_process(struct sroce_qp *qp, struct sk_buff *skb);
 
 /* verbs.c: posting */
 int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,

@@ -29,6 +29,8 @@
 
 #include "sroce.h"
 #include "qp.h"
+#include "rx.h"
+#include "tx.h"
 #include "cq.h"
 #include "srq.h"
 

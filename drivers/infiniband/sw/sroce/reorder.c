@@ -27,6 +27,7 @@
 
 #include "sroce.h"
 #include "qp.h"
+#include "rx.h"
 
 /**
  * sroce_held_insert - add @skb to @held in PSN order

@@ -20,6 +20,7 @@
 #include "sroce.h"
 #include "cq.h"
 #include "qp.h"
+#include "tx.h"
 #include "timers.h"
 
 static bool sroce_wr_is_read_atomic(u32 opcode)
@@ -473,7 +474,7 @@ static u32 sroce_req_headers(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 
 /*
  * The payload of the next packet: copied into the linear part if small
- * or inline, else attached as frags of the MR's pages (skb.c).
+ * or inline, else attached as frags of the MR's pages (tx.c).
  */
 static int sroce_req_payload(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 			     struct sk_buff *skb, u32 len)
