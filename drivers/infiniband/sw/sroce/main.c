@@ -15,6 +15,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "sroce.h"
+#include "engine.h"
 #include "qp.h"
 #include "tx.h"
 

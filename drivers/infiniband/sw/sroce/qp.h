@@ -1,25 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Queue pairs and the per-QP engine.
- *
- * Everything a QP does on the wire runs in its engine, one instance at a
- * time, holding qp->engine_lock (a BH spinlock: nothing in the engine
- * sleeps): receiving (responder and completer), sending (requester, read
- * responses, ACKs), timers' effects and flushing.  The engine state (req,
- * comp, resp) is only touched there, so it needs no other locking.
- *
- * Where it runs: mostly in the QP's work item (qp->work) on the unbound
- * sroce workqueue, so different QPs run in parallel on different CPUs.
- * Two shortcuts save the trip through the workqueue, which costs a
- * wakeup and most of the latency of a small message: the user doorbell
- * runs a pass or two in the system call (sroce_qp_run()), and a small
- * packet is taken in by whoever delivers it -- softirq, or on loopback
- * the sender's engine -- if the engine is free (sroce_qp_rx_deliver()).
- * Both only try the lock; when it is taken they queue the work instead.
- * Timers only set a flag bit and queue the work.  While an RC QP has
- * packets in flight its sending stays on one CPU, its home, where
- * qp->tx_work runs the engine (qp.c, "A QP's home CPU"), so that a
- * veth's per-CPU backlogs do not reorder its packets.
+ * Queue pairs: the structures every part of the data path shares, and
+ * the QP verbs (qp.c).  What runs on a QP, and under which rules, is in
+ * engine.h.
  *
  * Lifetime: the receive path finds QPs under RCU (xa_load on the device's
  * QP table) and only queues to them inside the RCU read section; destroy
@@ -61,26 +44,6 @@ struct sroce_pd;
 #define SROCE_CATCH_UP_BUDGET	(4 * SROCE_BUDGET)
 /* Completions one pass of a flush posts (the SQ's and the RQ's each) */
 #define SROCE_FLUSH_BUDGET	256
-/* Passes the work item runs before it yields the CPU, and the doorbell */
-#define SROCE_WORK_PASSES	4
-#define SROCE_DOORBELL_PASSES	2
-/*
- * Received packets a QP's queue holds for its engine, and all the QPs of
- * a device together: a peer (or anyone, before the engine has checked
- * the packets) can fill them faster than the engine empties them.  The
- * QP's cap is twice the window a requester may have in flight.
- */
-#define SROCE_RX_QUEUE_MAX	(2 * SROCE_MAX_UNACKED_PSNS)
-#define SROCE_DEV_RX_QUEUE_MAX	16384
-/* Received packets up to this size (UDP header on) may be taken inline */
-#define SROCE_INLINE_RX_MAX	512
-/*
- * A QP that received fewer messages than this since it last sent one is
- * answering them one by one: the packet that ends the next is taken inline.
- */
-#define SROCE_PINGPONG_STREAK	2
-/* READ or atomic response packets a packet taken in inline may send */
-#define SROCE_INLINE_RESP_PKTS	1
 /*
  * An RC QP's responder and completer each hold up to this many packets
  * that arrive past a PSN gap, for up to this long, before they take the
@@ -473,14 +436,9 @@ static inline bool sroce_qp_can_receive(const struct sroce_qp *qp)
 }
 
 /* qp.c */
-int sroce_qp_wq_init(void);
-void sroce_qp_wq_exit(void);
-void sroce_qp_kick(struct sroce_qp *qp);
-void sroce_qp_run(struct sroce_qp *qp);
 void sroce_qp_error(struct sroce_qp *qp);
 void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type);
 struct sroce_qp *sroce_qp_lookup_rcu(struct sroce_dev *sdev, u32 qpn);
-void sroce_qp_rx_deliver(struct sroce_qp *qp, struct sk_buff *skb);
 int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata);
 int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,

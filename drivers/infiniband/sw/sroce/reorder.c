@@ -26,6 +26,7 @@
 #include <linux/skbuff.h>
 
 #include "sroce.h"
+#include "engine.h"
 #include "qp.h"
 #include "rx.h"
 

@@ -8,6 +8,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "sroce.h"
+#include "engine.h"
 #include "qp.h"
 
 /* The gather list, or the data itself for an inline send. */
