@@ -9,8 +9,10 @@
 #include <linux/workqueue.h>
 
 #include "sroce.h"
+#include "completer.h"
 #include "engine.h"
 #include "qp.h"
+#include "requester.h"
 #include "rx.h"
 #include "tx.h"
 

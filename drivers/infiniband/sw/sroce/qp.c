@@ -12,9 +12,11 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "sroce.h"
+#include "completer.h"
 #include "cq.h"
 #include "engine.h"
 #include "qp.h"
+#include "requester.h"
 #include "srq.h"
 
 static void sroce_qp_set_state(struct sroce_qp *qp, enum ib_qp_state state)
@@ -331,7 +333,8 @@ static void sroce_qp_enter_state(struct sroce_qp *qp, enum ib_qp_state state)
 	switch (state) {
 	case IB_QPS_RESET:
 		sroce_qp_rx_purge(qp);
-		sroce_send_init(qp);
+		sroce_comp_reset(qp);
+		sroce_req_reset(qp);
 		sroce_resp_reset(qp);
 		break;
 	case IB_QPS_RTR:

@@ -453,16 +453,6 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
 
-/* send.c: requester and completer */
-int sroce_req_send(struct sroce_qp *qp, int budget);
-void sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
-		    struct sk_buff *skb);
-void sroce_comp_timeout(struct sroce_qp *qp);
-void sroce_comp_rnr_expired(struct sroce_qp *qp);
-bool sroce_sq_flush(struct sroce_qp *qp);
-void sroce_send_init(struct sroce_qp *qp);
-bool sroce_sq_drained(const struct sroce_qp *qp);
-
 /* recv.c: responder */
 void sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		    struct sk_buff *skb);
@@ -472,7 +462,6 @@ bool sroce_rq_flush(struct sroce_qp *qp);
 int sroce_resp_init(struct sroce_qp *qp);
 void sroce_resp_reset(struct sroce_qp *qp);
 void sroce_resp_reorder_expired(struct sroce_qp *qp);
-void sroce_comp_reorder_expired(struct sroce_qp *qp);
 
 /* reorder.c: packets past a gap, held for a moment in case it fills */
 enum sroce_held_result {

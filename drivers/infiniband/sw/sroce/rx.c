@@ -17,6 +17,7 @@
 #include <rdma/ib_cache.h>
 
 #include "sroce.h"
+#include "completer.h"
 #include "engine.h"
 #include "qp.h"
 #include "rx.h"
