@@ -13,6 +13,8 @@
 #include "engine.h"
 #include "qp.h"
 #include "requester.h"
+#include "resp_answer.h"
+#include "responder.h"
 #include "rx.h"
 #include "tx.h"
 

@@ -17,6 +17,7 @@
 #include "engine.h"
 #include "qp.h"
 #include "requester.h"
+#include "responder.h"
 #include "srq.h"
 
 static void sroce_qp_set_state(struct sroce_qp *qp, enum ib_qp_state state)

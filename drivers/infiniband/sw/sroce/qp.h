@@ -40,8 +40,6 @@ struct sroce_pd;
 #define SROCE_ACK_EVERY		64
 /* Packets one pass of the engine handles per direction before yielding. */
 #define SROCE_BUDGET		64
-/* READ responses a NAK may send ahead of itself at once (recv.c) */
-#define SROCE_CATCH_UP_BUDGET	(4 * SROCE_BUDGET)
 /* Completions one pass of a flush posts (the SQ's and the RQ's each) */
 #define SROCE_FLUSH_BUDGET	256
 /*
@@ -453,16 +451,6 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
 
-/* recv.c: responder */
-void sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
-		    struct sk_buff *skb);
-void sroce_resp_send_ack(struct sroce_qp *qp);
-int sroce_resp_send_reads(struct sroce_qp *qp, int budget);
-bool sroce_rq_flush(struct sroce_qp *qp);
-int sroce_resp_init(struct sroce_qp *qp);
-void sroce_resp_reset(struct sroce_qp *qp);
-void sroce_resp_reorder_expired(struct sroce_qp *qp);
-
 /* reorder.c: packets past a gap, held for a moment in case it fills */
 enum sroce_held_result {
 	SROCE_HELD_ADDED,
@@ -476,6 +464,5 @@ bool sroce_reorder_hold(struct sroce_qp *qp, struct sk_buff_head *held,
 			u32 psn, struct sk_buff *skb);
 void sroce_reorder_arm(struct sroce_qp *qp);
 enum hrtimer_restart sroce_reorder_timer_fn(struct hrtimer *t);
-void sroce_resp_cleanup(struct sroce_qp *qp);
 
 #endif /* SROCE_QP_H */

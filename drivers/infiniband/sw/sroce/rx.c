@@ -20,6 +20,7 @@
 #include "completer.h"
 #include "engine.h"
 #include "qp.h"
+#include "responder.h"
 #include "rx.h"
 
 /* --------------------------------------------------------- softirq side */
