@@ -14,6 +14,7 @@
 #include "sroce.h"
 #include "completer.h"
 #include "cq.h"
+#include "mem.h"
 #include "qp.h"
 #include "requester.h"
 #include "timers.h"

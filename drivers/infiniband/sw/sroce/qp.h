@@ -23,6 +23,7 @@
 #include <rdma/rdma_user_rxe.h>
 
 #include "av.h"
+#include "mem.h"
 #include "mr.h"
 #include "queue.h"
 #include "wire.h"

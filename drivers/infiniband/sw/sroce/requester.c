@@ -19,6 +19,7 @@
 
 #include "sroce.h"
 #include "completer.h"
+#include "mem.h"
 #include "qp.h"
 #include "requester.h"
 #include "tx.h"

@@ -23,6 +23,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "sroce.h"
+#include "mem.h"
 #include "qp.h"
 #include "resp_answer.h"
 #include "responder.h"

@@ -21,6 +21,7 @@
 
 #include "sroce.h"
 #include "cq.h"
+#include "mem.h"
 #include "qp.h"
 #include "resp_answer.h"
 #include "responder.h"

@@ -32,6 +32,7 @@
 #include <linux/slab.h>
 
 #include "../sroce.h"
+#include "../mem.h"
 #include "../mr.h"
 
 /* ---------------------------------------------------- range checks */
