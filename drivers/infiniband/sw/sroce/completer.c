@@ -220,7 +220,7 @@ static void sroce_comp_read_resp(struct sroce_qp *qp,
 	}
 	err = sroce_sgl_copy_skb(sroce_qp_dev(qp), qp->pd, wqe->sge,
 				 wqe->num_sge, &qp->comp.cur, skb,
-				 pkt->hdr_len, want, SROCE_TO_MR, NULL);
+				 pkt->hdr_len, want, SROCE_TO_MR);
 	if (err) {
 		sroce_wqe_done(qp, wqe, sroce_mr_wc_status(err, false));
 		return;
@@ -246,7 +246,7 @@ static void sroce_comp_atomic_ack(struct sroce_qp *qp,
 	    !sroce_comp_in_order(qp, pkt->psn))
 		return;
 	err = sroce_sgl_copy(sroce_qp_dev(qp), qp->pd, wqe->sge, wqe->num_sge,
-			     &cur, &orig, sizeof(orig), SROCE_TO_MR, NULL);
+			     &cur, &orig, sizeof(orig), SROCE_TO_MR);
 	sroce_wqe_done(qp, wqe, err ? sroce_mr_wc_status(err, false) :
 				      IB_WC_SUCCESS);
 	sroce_comp_progress(qp, sroce_psn_add(pkt->psn, 1));

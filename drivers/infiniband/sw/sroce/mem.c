@@ -6,7 +6,6 @@
  * access goes through an MR from sroce_mr_lookup() (mr.c); the rules are
  * in mr.h and mem.h.
  */
-#include <linux/crc32.h>
 #include <linux/highmem.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
@@ -106,17 +105,14 @@ static int sroce_mr_range(struct sroce_mr *mr, u64 iova, u64 length)
  * @buf: the buffer
  * @len: bytes to copy
  * @dir: SROCE_TO_MR or SROCE_FROM_MR
- * @crc: NULL, or a CRC32 (crc32_le) to continue over the bytes copied
  *
- * The CRC is taken over @buf, the kernel's copy of the data, so it
- * matches what goes on or came off the wire even if a program changes
- * its memory meanwhile.  The range is checked again (access rights are
- * not: the lookup did that).  Any context.
+ * The range is checked again (access rights are not: the lookup did
+ * that).  Any context.
  *
  * Return: 0, -ERANGE or -EFAULT.
  */
 int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
-		  enum sroce_copy_dir dir, u32 *crc)
+		  enum sroce_copy_dir dir)
 {
 	u8 *p = buf;
 	int err;
@@ -137,8 +133,6 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		else
 			memcpy(p, va, n);
 		sroce_mr_unmap(mr, va);
-		if (crc)
-			*crc = crc32_le(*crc, p, n);
 		p += n;
 		iova += n;
 		len -= n;
@@ -187,12 +181,10 @@ static bool sroce_skb_copy_page(const struct sk_buff *skb, u32 off, void *to,
 	return false;
 }
 
-/* Copy @n bytes between @va and @skb at @off, CRC over the skb's bytes. */
+/* Copy @n bytes between @va and @skb at @off. */
 static int sroce_skb_xfer(struct sk_buff *skb, u32 off, void *va, u32 n,
-			  enum sroce_copy_dir dir, u32 *crc)
+			  enum sroce_copy_dir dir)
 {
-	int err;
-
 	if (off + n <= skb_headlen(skb)) {
 		u8 *p = skb->data + off;
 
@@ -200,27 +192,14 @@ static int sroce_skb_xfer(struct sk_buff *skb, u32 off, void *va, u32 n,
 			memcpy(va, p, n);
 		else
 			memcpy(p, va, n);
-		if (crc)
-			*crc = crc32_le(*crc, p, n);
 		return 0;
 	}
 
-	/*
-	 * In the frags, the CRC is taken over @va right after the copy,
-	 * while it is hot; only a program racing with its own transfer can
-	 * make it differ, and that costs it the packet.
-	 */
 	if (dir == SROCE_FROM_MR)
-		err = skb_store_bits(skb, off, va, n);
-	else if (sroce_skb_copy_page(skb, off, va, n))
-		err = 0;
-	else
-		err = skb_copy_bits(skb, off, va, n);
-	if (err)
-		return err;
-	if (crc)
-		*crc = crc32_le(*crc, va, n);
-	return 0;
+		return skb_store_bits(skb, off, va, n);
+	if (sroce_skb_copy_page(skb, off, va, n))
+		return 0;
+	return skb_copy_bits(skb, off, va, n);
 }
 
 /**
@@ -233,14 +212,13 @@ static int sroce_skb_xfer(struct sk_buff *skb, u32 off, void *va, u32 n,
  * @skb_off: offset of the data in @skb (from skb->data)
  * @len: bytes to copy
  * @dir: SROCE_TO_MR (receive) or SROCE_FROM_MR (send)
- * @crc: NULL, or a CRC32 to continue over the bytes copied
  *
  * Any context.
  *
  * Return: 0, -ERANGE, or -EFAULT (also when @skb is too short).
  */
 int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
-		      int skb_off, u32 len, enum sroce_copy_dir dir, u32 *crc)
+		      int skb_off, u32 len, enum sroce_copy_dir dir)
 {
 	u32 off = skb_off;
 	int err;
@@ -258,7 +236,7 @@ int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
 		va = sroce_mr_map(mr, iova, len, &n);
 		if (!va)
 			return -EFAULT;
-		err = sroce_skb_xfer(skb, off, va, n, dir, crc);
+		err = sroce_skb_xfer(skb, off, va, n, dir);
 		sroce_mr_unmap(mr, va);
 		if (err)
 			return err;
@@ -362,7 +340,7 @@ static int sroce_sgl_xfer(struct sroce_dev *sdev, struct sroce_pd *pd,
 			  const struct ib_sge *sgl, unsigned int num_sge,
 			  struct sroce_sgl_cursor *cur, u8 *buf,
 			  struct sk_buff *skb, int skb_off, u32 len,
-			  enum sroce_copy_dir dir, u32 *crc)
+			  enum sroce_copy_dir dir)
 {
 	int access = dir == SROCE_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0;
 
@@ -389,10 +367,9 @@ static int sroce_sgl_xfer(struct sroce_dev *sdev, struct sroce_pd *pd,
 		if (!mr)
 			return err;
 		if (skb)
-			err = sroce_mr_copy_skb(mr, iova, skb, skb_off, n, dir,
-						crc);
+			err = sroce_mr_copy_skb(mr, iova, skb, skb_off, n, dir);
 		else
-			err = sroce_mr_copy(mr, iova, buf, n, dir, crc);
+			err = sroce_mr_copy(mr, iova, buf, n, dir);
 		sroce_mr_put(mr);
 		if (err)
 			return err;
@@ -418,9 +395,8 @@ static int sroce_sgl_xfer(struct sroce_dev *sdev, struct sroce_pd *pd,
  * @buf: the buffer
  * @len: bytes to copy
  * @dir: SROCE_TO_MR (needs IB_ACCESS_LOCAL_WRITE) or SROCE_FROM_MR
- * @crc: NULL, or a CRC32 to continue over the bytes copied
  *
- * Any context.  On failure @cur and @crc are left somewhere in between;
+ * Any context.  On failure @cur is left somewhere in between;
  * the work request fails anyway.
  *
  * Return: 0, an error from sroce_mr_lookup() or sroce_mr_copy(), or
@@ -429,10 +405,10 @@ static int sroce_sgl_xfer(struct sroce_dev *sdev, struct sroce_pd *pd,
 int sroce_sgl_copy(struct sroce_dev *sdev, struct sroce_pd *pd,
 		   const struct ib_sge *sgl, unsigned int num_sge,
 		   struct sroce_sgl_cursor *cur, void *buf, u32 len,
-		   enum sroce_copy_dir dir, u32 *crc)
+		   enum sroce_copy_dir dir)
 {
 	return sroce_sgl_xfer(sdev, pd, sgl, num_sge, cur, buf, NULL, 0, len,
-			      dir, crc);
+			      dir);
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_sgl_copy);
 
@@ -447,7 +423,6 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_sgl_copy);
  * @skb_off: offset of the data in @skb
  * @len: bytes to copy
  * @dir: SROCE_TO_MR (receive) or SROCE_FROM_MR (send)
- * @crc: NULL, or a CRC32 to continue over the bytes copied
  *
  * As sroce_sgl_copy().
  *
@@ -456,12 +431,12 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_sgl_copy);
 int sroce_sgl_copy_skb(struct sroce_dev *sdev, struct sroce_pd *pd,
 		       const struct ib_sge *sgl, unsigned int num_sge,
 		       struct sroce_sgl_cursor *cur, struct sk_buff *skb,
-		       int skb_off, u32 len, enum sroce_copy_dir dir, u32 *crc)
+		       int skb_off, u32 len, enum sroce_copy_dir dir)
 {
 	if (WARN_ON_ONCE(!skb))
 		return -EFAULT;
 	return sroce_sgl_xfer(sdev, pd, sgl, num_sge, cur, NULL, skb, skb_off,
-			      len, dir, crc);
+			      len, dir);
 }
 
 /**
@@ -521,7 +496,7 @@ int sroce_sgl_attach_skb(struct sroce_dev *sdev, struct sroce_pd *pd,
 	if (!buf)
 		return -ENOMEM;
 	return sroce_sgl_copy(sdev, pd, sgl, num_sge, cur, buf, len,
-			      SROCE_FROM_MR, NULL);
+			      SROCE_FROM_MR);
 }
 
 /**

@@ -36,9 +36,9 @@ struct sroce_sgl_cursor {
 };
 
 int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
-		  enum sroce_copy_dir dir, u32 *crc);
+		  enum sroce_copy_dir dir);
 int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
-		      int skb_off, u32 len, enum sroce_copy_dir dir, u32 *crc);
+		      int skb_off, u32 len, enum sroce_copy_dir dir);
 int sroce_mr_attach_skb(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
 			u32 len);
 int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swap, u64 compare,
@@ -47,11 +47,11 @@ int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swap, u64 compare,
 int sroce_sgl_copy(struct sroce_dev *sdev, struct sroce_pd *pd,
 		   const struct ib_sge *sgl, unsigned int num_sge,
 		   struct sroce_sgl_cursor *cur, void *buf, u32 len,
-		   enum sroce_copy_dir dir, u32 *crc);
+		   enum sroce_copy_dir dir);
 int sroce_sgl_copy_skb(struct sroce_dev *sdev, struct sroce_pd *pd,
 		       const struct ib_sge *sgl, unsigned int num_sge,
 		       struct sroce_sgl_cursor *cur, struct sk_buff *skb,
-		       int skb_off, u32 len, enum sroce_copy_dir dir, u32 *crc);
+		       int skb_off, u32 len, enum sroce_copy_dir dir);
 int sroce_sgl_attach_skb(struct sroce_dev *sdev, struct sroce_pd *pd,
 			 const struct ib_sge *sgl, unsigned int num_sge,
 			 struct sroce_sgl_cursor *cur, struct sk_buff *skb,

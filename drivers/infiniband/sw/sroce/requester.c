@@ -374,7 +374,7 @@ static int sroce_req_payload(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 					    len);
 	dst = skb_put(skb, len);
 	return sroce_sgl_copy(sdev, qp->pd, wqe->sge, wqe->num_sge,
-			      &qp->req.cur, dst, len, SROCE_FROM_MR, NULL);
+			      &qp->req.cur, dst, len, SROCE_FROM_MR);
 }
 
 /* Build and send the next packet of @wqe, advancing the requester. */

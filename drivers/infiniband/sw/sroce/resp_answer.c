@@ -449,15 +449,14 @@ static int sroce_read_resp_payload(struct sroce_mr *mr, u64 va,
 	int done;
 
 	if (payload)
-		return sroce_mr_copy(mr, va, payload, n, SROCE_FROM_MR, NULL);
+		return sroce_mr_copy(mr, va, payload, n, SROCE_FROM_MR);
 	done = sroce_mr_attach_skb(mr, va, skb, n);
 	if (done < 0 || done == n)
 		return done < 0 ? done : 0;
 	buf = sroce_tx_put_frag(skb, n - done);
 	if (!buf)
 		return -ENOMEM;
-	return sroce_mr_copy(mr, va + done, buf, n - done, SROCE_FROM_MR,
-			     NULL);
+	return sroce_mr_copy(mr, va + done, buf, n - done, SROCE_FROM_MR);
 }
 
 /*

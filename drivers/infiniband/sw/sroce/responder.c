@@ -141,7 +141,7 @@ static int sroce_resp_place(struct sroce_qp *qp, struct sk_buff *skb,
 		return -EMSGSIZE;
 	err = sroce_sgl_copy_skb(sroce_qp_dev(qp), qp->pd,
 				 sroce_wqe_sgl(&resp->wqe), resp->wqe.num_sge,
-				 &resp->cur, skb, off, len, SROCE_TO_MR, NULL);
+				 &resp->cur, skb, off, len, SROCE_TO_MR);
 	if (err) {
 		sroce_resp_complete_err(qp, sroce_mr_wc_status(err, false));
 		return -EIO;
@@ -344,7 +344,7 @@ static int sroce_write_data(struct sroce_qp *qp, struct sk_buff *skb,
 	if (!mr)
 		return -EACCES;
 	err = sroce_mr_copy_skb(mr, resp->write_va, skb, off, len,
-				SROCE_TO_MR, NULL);
+				SROCE_TO_MR);
 	sroce_mr_put(mr);
 	if (err)
 		return -EACCES;
@@ -619,13 +619,13 @@ static int sroce_ud_deliver(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	memset(&resp->cur, 0, sizeof(resp->cur));
 	err = sroce_sgl_copy(sroce_qp_dev(qp), qp->pd,
 			     sroce_wqe_sgl(&resp->wqe), resp->wqe.num_sge,
-			     &resp->cur, &grh, sizeof(grh), SROCE_TO_MR, NULL);
+			     &resp->cur, &grh, sizeof(grh), SROCE_TO_MR);
 	if (!err)
 		err = sroce_sgl_copy_skb(sroce_qp_dev(qp), qp->pd,
 					 sroce_wqe_sgl(&resp->wqe),
 					 resp->wqe.num_sge, &resp->cur, skb,
 					 pkt->hdr_len, pkt->payload_len,
-					 SROCE_TO_MR, NULL);
+					 SROCE_TO_MR);
 	if (err) {
 		sroce_resp_complete_err(qp, sroce_mr_wc_status(err, false));
 		return -EIO;
