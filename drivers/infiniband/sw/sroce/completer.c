@@ -16,6 +16,7 @@
 #include "cq.h"
 #include "mem.h"
 #include "qp.h"
+#include "reorder.h"
 #include "requester.h"
 #include "timers.h"
 
@@ -503,18 +504,18 @@ static void sroce_flush_slot(struct sroce_qp *qp, const struct rxe_send_wqe *slo
 /**
  * sroce_sq_flush - complete everything on the send queue
  * @qp: a QP in the ERR state
+ * @budget: the most completions to post
  *
  * The first WQE that failed reports its own status; everything else,
  * fetched or still in the ring, completes with IB_WC_WR_FLUSH_ERR.  At
- * most SROCE_FLUSH_BUDGET completions a call: a user may go on posting
+ * most @budget completions a call: a user may go on posting
  * while we flush, and this runs under the engine's BH lock.
  *
  * Return: true if the queue is empty, false if there is more to flush.
  */
-bool sroce_sq_flush(struct sroce_qp *qp)
+bool sroce_sq_flush(struct sroce_qp *qp, int budget)
 {
 	struct sroce_sq *sq = &qp->sq;
-	int budget = SROCE_FLUSH_BUDGET;
 
 	del_timer(&qp->retrans_timer);
 	del_timer(&qp->rnr_timer);

@@ -12,12 +12,17 @@
 #include "completer.h"
 #include "engine.h"
 #include "qp.h"
+#include "reorder.h"
 #include "requester.h"
 #include "resp_answer.h"
 #include "responder.h"
 #include "rx.h"
 #include "tx.h"
 
+/* Packets one pass of the engine handles per direction before yielding */
+#define SROCE_BUDGET		64
+/* Completions one pass of a flush posts (the SQ's and the RQ's each) */
+#define SROCE_FLUSH_BUDGET	256
 /* Passes the work item runs before it yields the CPU, and the doorbell */
 #define SROCE_WORK_PASSES	4
 #define SROCE_DOORBELL_PASSES	2
@@ -237,10 +242,10 @@ static int sroce_qp_receive(struct sroce_qp *qp)
 /* Flush a budget's worth; true if that was all. */
 static bool sroce_qp_flush(struct sroce_qp *qp)
 {
-	bool done = sroce_sq_flush(qp);
+	bool done = sroce_sq_flush(qp, SROCE_FLUSH_BUDGET);
 
 	/* With an SRQ this only completes a WQE taken for a SEND. */
-	return sroce_rq_flush(qp) && done;
+	return sroce_rq_flush(qp, SROCE_FLUSH_BUDGET) && done;
 }
 
 /*

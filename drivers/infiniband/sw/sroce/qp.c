@@ -20,6 +20,10 @@
 #include "responder.h"
 #include "srq.h"
 
+#define SROCE_MIN_QPN		16		/* 0, 1: SMI and GSI */
+#define SROCE_MAX_QPN		0xfffffe	/* 0xffffff is multicast */
+#define SROCE_GSI_QPN		1
+
 static void sroce_qp_set_state(struct sroce_qp *qp, enum ib_qp_state state)
 {
 	spin_lock_bh(&qp->state_lock);

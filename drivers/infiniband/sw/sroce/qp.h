@@ -17,40 +17,18 @@
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
-#include <linux/udp.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
-#include <rdma/rdma_user_rxe.h>
 
 #include "av.h"
-#include "mem.h"
-#include "mr.h"
+#include "completer.h"
 #include "queue.h"
-#include "wire.h"
+#include "requester.h"
+#include "responder.h"
 
 struct sroce_cq;
 struct sroce_srq;
 struct sroce_pd;
-
-#define SROCE_MIN_QPN		16		/* 0, 1: SMI and GSI */
-#define SROCE_MAX_QPN		0xfffffe	/* 0xffffff is multicast */
-#define SROCE_GSI_QPN		1
-
-/* Requester: unacknowledged packets in flight, and AckReq spacing. */
-#define SROCE_MAX_UNACKED_PSNS	512
-#define SROCE_ACK_EVERY		64
-/* Packets one pass of the engine handles per direction before yielding. */
-#define SROCE_BUDGET		64
-/* Completions one pass of a flush posts (the SQ's and the RQ's each) */
-#define SROCE_FLUSH_BUDGET	256
-/*
- * An RC QP's responder and completer each hold up to this many packets
- * that arrive past a PSN gap, for up to this long, before they take the
- * gap for a loss (reorder.c): over a veth or lo a QP's packets sent from
- * two CPUs are often overtaken, not lost.
- */
-#define SROCE_REORDER_HOLD	32
-#define SROCE_REORDER_WAIT_US	4000
 
 /* qp->flags bits, set from any context */
 enum sroce_qp_flag {
@@ -61,49 +39,6 @@ enum sroce_qp_flag {
 	SROCE_QPF_SQD_NOTIFY,	/* in SQD: report IB_EVENT_SQ_DRAINED once */
 	SROCE_QPF_TX_FULL,	/* the netdev's queue is full: pause sending */
 	SROCE_QPF_REORDER,	/* the reorder timer fired: a gap is a loss */
-};
-
-/* struct sroce_send_wqe::state */
-enum sroce_wqe_state {
-	SROCE_WQE_PENDING,	/* fetched, nothing sent yet */
-	SROCE_WQE_ACTIVE,	/* some packets sent */
-	SROCE_WQE_SENT,		/* every packet sent, waiting for the peer */
-	SROCE_WQE_DONE,		/* complete (status set), not yet retired */
-};
-
-/**
- * struct sroce_send_wqe - a send work request, in kernel memory
- * @wr: copy of the ring slot's work request (user rings are hostile: only
- *	this copy is ever validated and used)
- * @av: UD: the destination, resolved from the AH when fetched
- * @length: payload bytes, computed by the driver
- * @num_sge: entries in @sge
- * @is_inline: the payload is in @inline_data, not behind @sge
- * @state: see enum sroce_wqe_state
- * @status: completion status once DONE
- * @first_psn: PSN of the first packet (RC/UC)
- * @last_psn: PSN of the last packet; a READ consumes one PSN per
- *	response packet
- * @ssn: send sequence number
- * @rd_counted: a READ or atomic counted in req.rd_atomic
- * @sge: the gather list (or @inline_data), sized by the QP's limits
- */
-struct sroce_send_wqe {
-	struct rxe_send_wr wr;
-	struct sroce_av av;
-	u32 length;
-	u32 num_sge;
-	bool is_inline;
-	u8 state;
-	enum ib_wc_status status;
-	u32 first_psn;
-	u32 last_psn;
-	u32 ssn;
-	bool rd_counted;
-	union {
-		DECLARE_FLEX_ARRAY(struct ib_sge, sge);
-		DECLARE_FLEX_ARRAY(u8, inline_data);
-	};
 };
 
 /**
@@ -188,150 +123,6 @@ struct sroce_qp_attr {
 };
 
 /**
- * struct sroce_req - requester state (send side of RC/UC/UD)
- * @psn: next PSN to send
- * @next: index (in sq.wqe) of the WQE being sent or next to send
- * @offset: payload bytes of WQE @next already sent
- * @tail: index of the oldest WQE not yet retired
- * @started: one past the newest WQE ever started (a WQE that go-back-N
- *	made pending again may restart in SQD, a new one may not)
- * @rd_atomic: reads and atomics outstanding
- * @ssn: next send sequence number
- * @since_ackreq: packets sent since the last one with AckReq
- * @cur: where in WQE @next's gather list @offset is
- */
-struct sroce_req {
-	u32 psn;
-	u32 next;
-	u32 offset;
-	u32 tail;
-	u32 started;
-	u32 rd_atomic;
-	u32 ssn;
-	u32 since_ackreq;
-	struct sroce_sgl_cursor cur;
-};
-
-/**
- * struct sroce_comp - completer state (RC requester's receive side)
- * @psn: oldest PSN not yet acknowledged
- * @read_off: bytes of the READ at @psn's WQE already placed
- * @retry_left: retries left before IB_WC_RETRY_EXC_ERR
- * @rnr_left: RNR retries left before IB_WC_RNR_RETRY_EXC_ERR
- * @rnr_wait: sending stopped until the RNR timer fires
- * @seq_retry: a go-back-N for a sequence NAK is under way; until the
- *	peer makes progress, further sequence NAKs are not retried
- * @cur: where in that READ's scatter list @read_off is
- * @held: responses and ACKs past a gap, in PSN order, waiting for it
- */
-struct sroce_comp {
-	u32 psn;
-	u32 read_off;
-	struct sroce_sgl_cursor cur;
-	u8 retry_left;
-	u8 rnr_left;
-	bool rnr_wait;
-	bool seq_retry;
-	struct sk_buff_head held;
-};
-
-/* A responder resource: one READ or atomic the peer asked for. */
-enum sroce_res_type {
-	SROCE_RES_NONE,
-	SROCE_RES_READ,
-	SROCE_RES_ATOMIC,
-};
-
-/**
- * struct sroce_resp_res - a READ or atomic request we answered or are
- *	answering, kept so that duplicates can be answered again
- * @type: see enum sroce_res_type
- * @first_psn: PSN of the request (and of the first response)
- * @last_psn: PSN of the last response packet
- * @va: READ: remote address asked for
- * @rkey: READ: the key
- * @length: READ: bytes asked for
- * @psn: READ: next response PSN to send
- * @offset: READ: bytes sent so far
- * @atomic_orig: ATOMIC: the original value returned
- * @msn: MSN when the request was accepted, for its responses
- * @replay: answered in full once already, being answered again for a
- *	duplicate
- */
-struct sroce_resp_res {
-	u8 type;
-	bool replay;
-	u32 first_psn;
-	u32 last_psn;
-	u64 va;
-	u32 rkey;
-	u32 length;
-	u32 psn;
-	u32 offset;
-	u64 atomic_orig;
-	u32 msn;
-};
-
-/**
- * struct sroce_resp - responder state (receive side of requests)
- * @psn: next PSN expected
- * @msn: message sequence number of the last message completed
- * @nak_sent: a PSN sequence error NAK is out; don't send another until an
- *	in-order packet arrives
- * @last_op: opcode of the last accepted packet (to check FIRST/MIDDLE/LAST)
- * @in_msg: a multi-packet SEND or WRITE is in progress
- * @drop_msg: UC: discard until the next FIRST/ONLY (a packet was lost)
- * @have_wqe: @wqe holds the receive WQE the current SEND fills
- * @wqe: that receive WQE
- * @cur: where in @wqe the next payload goes
- * @recv_len: bytes received so far in the current SEND
- * @write_va: RDMA WRITE: where the next payload goes
- * @write_rkey: RDMA WRITE: its key
- * @write_left: RDMA WRITE: bytes still expected (from the RETH)
- * @ack_pending: an ACK is owed for @ack_psn
- * @ack_psn: the PSN to acknowledge
- * @nak_pending: a NAK waits for the responses queued before it
- * @nak_syndrome: its AETH syndrome
- * @nak_psn: its PSN
- * @fail_pending: the QP goes to error once that NAK is out, and takes
- *	no more requests meanwhile
- * @res: @nres responder resources, a ring (SROCE_MAX_RD_ATOM entries)
- * @nres: entries in @res
- * @res_head: next entry of @res to use
- * @res_send: index of the READ whose responses are being sent, or -1
- * @streaming: responses have left and more are to follow (the engine's;
- *	read locklessly for the QP's home CPU, qp.c)
- * @held: requests past a gap at @psn, in PSN order, waiting for it
- */
-struct sroce_resp {
-	u32 psn;
-	u32 msn;
-	bool nak_sent;
-	u8 last_op;
-	bool in_msg;
-	bool drop_msg;
-	bool have_wqe;
-	struct sroce_recv_wqe_copy wqe;
-	struct sroce_sgl_cursor cur;
-	u32 recv_len;
-	u64 write_va;
-	u32 write_rkey;
-	u32 write_left;
-	bool ack_pending;
-	u32 ack_psn;
-	bool nak_pending;
-	u8 nak_syndrome;
-	u32 nak_psn;
-	bool fail_pending;
-	struct sroce_resp_res *res;
-	u32 nres;
-	u32 res_head;
-	int res_send;
-	bool streaming;
-	struct sk_buff_head held;
-};
-
-/**
  * struct sroce_qp - a queue pair
  * @ibqp: the core's object; must stay first
  * @pd: its protection domain
@@ -345,9 +136,9 @@ struct sroce_resp {
  * @engine_lock: held by the engine while it runs, and by modify/destroy
  *	while they change what it uses
  * @engine_busy: @engine_lock is held; read locklessly by the receive path
- * @work: the engine, see the top of this file
+ * @work: the engine, see engine.h
  * @tx_work: the engine on @tx_cpu, for an RC QP's sending while it has
- *	packets in flight (qp.c, "A QP's home CPU")
+ *	packets in flight (engine.c, "A QP's home CPU")
  * @tx_cpu: the CPU the QP last sent requests or READ responses from, -1
  *	if never or on loopback
  * @flags: enum sroce_qp_flag bits
@@ -445,25 +236,5 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_qp_init_attr *init);
 int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
-
-/* verbs.c: posting */
-int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		    const struct ib_send_wr **bad_wr);
-int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		    const struct ib_recv_wr **bad_wr);
-
-/* reorder.c: packets past a gap, held for a moment in case it fills */
-enum sroce_held_result {
-	SROCE_HELD_ADDED,
-	SROCE_HELD_COPY,
-	SROCE_HELD_FULL,
-};
-
-enum sroce_held_result sroce_held_insert(struct sk_buff_head *held, u32 psn,
-					 struct sk_buff *skb, unsigned int max);
-bool sroce_reorder_hold(struct sroce_qp *qp, struct sk_buff_head *held,
-			u32 psn, struct sk_buff *skb);
-void sroce_reorder_arm(struct sroce_qp *qp);
-enum hrtimer_restart sroce_reorder_timer_fn(struct hrtimer *t);
 
 #endif /* SROCE_QP_H */

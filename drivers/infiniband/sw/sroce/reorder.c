@@ -28,7 +28,17 @@
 #include "sroce.h"
 #include "engine.h"
 #include "qp.h"
+#include "reorder.h"
 #include "rx.h"
+
+/*
+ * An RC QP's responder and completer each hold up to this many packets
+ * that arrive past a PSN gap, for up to this long, before they take the
+ * gap for a loss: over a veth or lo a QP's packets sent from two CPUs
+ * are often overtaken, not lost.
+ */
+#define SROCE_REORDER_HOLD	32
+#define SROCE_REORDER_WAIT_US	4000
 
 /**
  * sroce_held_insert - add @skb to @held in PSN order

@@ -24,6 +24,9 @@
 #include "requester.h"
 #include "tx.h"
 
+/* An RC requester asks for an ACK at least every this many packets */
+#define SROCE_ACK_EVERY		64
+
 static bool sroce_wr_is_local(u32 opcode)
 {
 	return opcode == IB_WR_REG_MR || opcode == IB_WR_LOCAL_INV;

@@ -32,8 +32,8 @@
 /* resp.res_head runs free: the ring must divide 2^32 to wrap cleanly. */
 static_assert((SROCE_MAX_RD_ATOM & (SROCE_MAX_RD_ATOM - 1)) == 0);
 
-/* READ responses a NAK may send ahead of itself at once */
-#define SROCE_CATCH_UP_BUDGET	(4 * SROCE_BUDGET)
+/* READ responses a NAK may send ahead of itself at once: 4 passes' worth */
+#define SROCE_CATCH_UP_BUDGET	256
 
 /* ------------------------------------------------------- packets out */
 

@@ -23,6 +23,7 @@
 #include "cq.h"
 #include "mem.h"
 #include "qp.h"
+#include "reorder.h"
 #include "resp_answer.h"
 #include "responder.h"
 #include "rx.h"
@@ -727,19 +728,20 @@ void sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 /**
  * sroce_rq_flush - complete the receive WQEs of a QP in error
  * @qp: the QP
+ * @budget: the most receive WQEs to take from the ring
  *
  * Completes a WQE the responder holds and every WQE of the QP's own
  * receive queue (an SRQ's stay for other QPs) with IB_WC_WR_FLUSH_ERR,
- * SROCE_FLUSH_BUDGET at most a call: a user may go on posting while we
+ * @budget at most a call: a user may go on posting while we
  * flush.  A CQ that overflows ends the flush (the QP is in error).
  *
  * Context: the QP's engine, holding qp->engine_lock.
  * Return: true if done, false if there is more to flush.
  */
-bool sroce_rq_flush(struct sroce_qp *qp)
+bool sroce_rq_flush(struct sroce_qp *qp, int budget)
 {
 	struct sroce_resp *resp = &qp->resp;
-	u32 n;
+	int n;
 
 	resp->in_msg = false;
 	sroce_res_abort(qp);
@@ -748,7 +750,7 @@ bool sroce_rq_flush(struct sroce_qp *qp)
 	if (qp->srq || !qp->rq.q.buf)
 		return true;
 
-	for (n = SROCE_FLUSH_BUDGET; n; n--) {
+	for (n = budget; n > 0; n--) {
 		if (sroce_recvq_take(&qp->rq.q, qp->rq.max_sge,
 				     &resp->wqe) == -ENOENT)
 			return true;

@@ -10,6 +10,7 @@
 #include "sroce.h"
 #include "engine.h"
 #include "qp.h"
+#include "verbs.h"
 
 /* The gather list, or the data itself for an inline send. */
 static int sroce_post_data(struct sroce_qp *qp, const struct ib_send_wr *wr,

@@ -15,6 +15,7 @@
 
 #include "../sroce.h"
 #include "../qp.h"
+#include "../reorder.h"
 #include "../rx.h"
 
 /* An empty packet for the list; the caller frees it. */
