@@ -106,24 +106,7 @@ bool sroce_sq_drained(const struct sroce_qp *qp)
 	return qp->req.tail == qp->req.next &&
 	       (s32)(qp->req.started - qp->req.next) <= 0;
 }
-/* ------------------------------------------------------------ timers */
 
-static bool sroce_req_outstanding(const struct sroce_qp *qp)
-{
-	return sroce_psn_cmp(qp->comp.psn, qp->req.psn) < 0;
-}
-
-/* (Re)start the local ACK timer, or stop it when nothing is in flight. */
-void sroce_retrans_rearm(struct sroce_qp *qp)
-{
-	if (qp->ibqp.qp_type != IB_QPT_RC || !qp->attr.timeout)
-		return;
-	if (sroce_req_outstanding(qp))
-		mod_timer(&qp->retrans_timer,
-			  jiffies + sroce_ack_timeout_jiffies(qp->attr.timeout));
-	else
-		del_timer(&qp->retrans_timer);
-}
 /* ---------------------------------------------------------- completer */
 
 /* The peer made progress: retries start over, the timer restarts. */
@@ -134,7 +117,7 @@ static void sroce_comp_progress(struct sroce_qp *qp, u32 psn)
 		qp->comp.seq_retry = false;
 	}
 	qp->comp.retry_left = qp->attr.retry_cnt;
-	sroce_retrans_rearm(qp);
+	sroce_timers_progress(qp);
 }
 
 /*
@@ -283,8 +266,7 @@ static void sroce_comp_rnr(struct sroce_qp *qp, u32 psn, u8 timer)
 		qp->comp.rnr_left--;
 	sroce_req_rewind(qp, psn);
 	qp->comp.rnr_wait = true;
-	del_timer(&qp->retrans_timer);
-	mod_timer(&qp->rnr_timer, jiffies + sroce_rnr_timer_jiffies(timer));
+	sroce_timers_rnr(qp, timer);
 }
 
 static enum ib_wc_status sroce_nak_status(u8 code)
@@ -416,7 +398,7 @@ static void sroce_comp_release_held(struct sroce_qp *qp)
 		moved = true;
 	}
 	if (moved && !skb_queue_empty(held))
-		sroce_reorder_arm(qp);
+		sroce_timers_held(qp);
 }
 
 /**
@@ -483,13 +465,14 @@ void sroce_comp_timeout(struct sroce_qp *qp)
 	}
 	qp->comp.retry_left--;
 	sroce_req_rewind(qp, qp->comp.psn);
-	sroce_retrans_rearm(qp);
+	sroce_timers_progress(qp);
 }
 
 void sroce_comp_rnr_expired(struct sroce_qp *qp)
 {
 	qp->comp.rnr_wait = false;
 }
+
 /* --------------------------------------------------------------- flush */
 
 static void sroce_flush_slot(struct sroce_qp *qp, const struct rxe_send_wqe *slot)
@@ -517,8 +500,7 @@ bool sroce_sq_flush(struct sroce_qp *qp, int budget)
 {
 	struct sroce_sq *sq = &qp->sq;
 
-	del_timer(&qp->retrans_timer);
-	del_timer(&qp->rnr_timer);
+	sroce_timers_flush(qp);
 	for (; budget && qp->req.tail != sq->head; budget--) {
 		struct sroce_send_wqe *wqe = sroce_sq_wqe(qp, qp->req.tail);
 
@@ -537,11 +519,11 @@ bool sroce_sq_flush(struct sroce_qp *qp, int budget)
 	qp->comp.psn = qp->req.psn;
 	return qp->req.tail == sq->head && sroce_queue_empty(&sq->q);
 }
+
 /* The completer of a QP entering RESET: drop everything it has. */
 void sroce_comp_reset(struct sroce_qp *qp)
 {
-	del_timer(&qp->retrans_timer);
-	del_timer(&qp->rnr_timer);
+	sroce_timers_flush(qp);
 	__skb_queue_purge(&qp->comp.held);
 	memset(&qp->comp, 0, sizeof(qp->comp));
 	__skb_queue_head_init(&qp->comp.held);

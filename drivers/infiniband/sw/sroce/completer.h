@@ -49,7 +49,6 @@ void sroce_wqe_done(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 void sroce_sq_retire(struct sroce_qp *qp);
 bool sroce_sq_drained(const struct sroce_qp *qp);
 bool sroce_sq_flush(struct sroce_qp *qp, int budget);
-void sroce_retrans_rearm(struct sroce_qp *qp);
 void sroce_comp_reset(struct sroce_qp *qp);
 
 #endif /* SROCE_COMPLETER_H */

@@ -12,11 +12,11 @@
 #include "completer.h"
 #include "engine.h"
 #include "qp.h"
-#include "reorder.h"
 #include "requester.h"
 #include "resp_answer.h"
 #include "responder.h"
 #include "rx.h"
+#include "timers.h"
 #include "tx.h"
 
 /* Packets one pass of the engine handles per direction before yielding */
@@ -532,22 +532,6 @@ void sroce_qp_rx_deliver(struct sroce_qp *qp, struct sk_buff *skb)
 		sroce_qp_kick(qp);
 }
 
-static void sroce_retrans_timer_fn(struct timer_list *t)
-{
-	struct sroce_qp *qp = from_timer(qp, t, retrans_timer);
-
-	set_bit(SROCE_QPF_RETRANS, &qp->flags);
-	sroce_qp_kick(qp);
-}
-
-static void sroce_rnr_timer_fn(struct timer_list *t)
-{
-	struct sroce_qp *qp = from_timer(qp, t, rnr_timer);
-
-	set_bit(SROCE_QPF_RNR, &qp->flags);
-	sroce_qp_kick(qp);
-}
-
 /**
  * sroce_engine_init - set up the engine of a new QP
  * @qp: the QP, not yet in the device's table
@@ -559,10 +543,7 @@ void sroce_engine_init(struct sroce_qp *qp)
 	INIT_WORK(&qp->tx_work, sroce_qp_tx_work);
 	qp->tx_cpu = -1;
 	skb_queue_head_init(&qp->rx_queue);
-	timer_setup(&qp->retrans_timer, sroce_retrans_timer_fn, 0);
-	timer_setup(&qp->rnr_timer, sroce_rnr_timer_fn, 0);
-	hrtimer_init(&qp->reorder_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	qp->reorder_timer.function = sroce_reorder_timer_fn;
+	sroce_timers_init(qp);
 }
 
 /**
@@ -581,9 +562,7 @@ void sroce_engine_stop(struct sroce_qp *qp)
 	sroce_engine_lock(qp);
 	set_bit(SROCE_QPF_DEAD, &qp->flags);
 	sroce_engine_unlock(qp);
-	del_timer_sync(&qp->retrans_timer);
-	del_timer_sync(&qp->rnr_timer);
-	hrtimer_cancel(&qp->reorder_timer);
+	sroce_timers_stop(qp);
 	/*
 	 * Each work item may have queued the other before it saw DEAD;
 	 * whatever runs after these three queues nothing.

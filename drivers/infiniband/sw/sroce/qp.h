@@ -216,6 +216,12 @@ static inline enum ib_qp_state sroce_qp_state(const struct sroce_qp *qp)
 	return READ_ONCE(qp->state);
 }
 
+/* RC: requests were sent that the peer has not acknowledged. */
+static inline bool sroce_req_outstanding(const struct sroce_qp *qp)
+{
+	return sroce_psn_cmp(qp->comp.psn, qp->req.psn) < 0;
+}
+
 /* The states in which a QP takes packets in. */
 static inline bool sroce_qp_can_receive(const struct sroce_qp *qp)
 {

@@ -6,7 +6,6 @@
 #ifndef SROCE_REORDER_H
 #define SROCE_REORDER_H
 
-#include <linux/hrtimer.h>
 #include <linux/skbuff.h>
 
 struct sroce_qp;
@@ -21,7 +20,5 @@ enum sroce_held_result sroce_held_insert(struct sk_buff_head *held, u32 psn,
 					 struct sk_buff *skb, unsigned int max);
 bool sroce_reorder_hold(struct sroce_qp *qp, struct sk_buff_head *held,
 			u32 psn, struct sk_buff *skb);
-void sroce_reorder_arm(struct sroce_qp *qp);
-enum hrtimer_restart sroce_reorder_timer_fn(struct hrtimer *t);
 
 #endif /* SROCE_REORDER_H */

@@ -22,6 +22,7 @@
 #include "mem.h"
 #include "qp.h"
 #include "requester.h"
+#include "timers.h"
 #include "tx.h"
 
 /* An RC requester asks for an ACK at least every this many packets */
@@ -56,6 +57,7 @@ static bool sroce_wr_opcode_ok(const struct sroce_qp *qp, u32 opcode)
 		return false;
 	}
 }
+
 /* ------------------------------------------------------------- fetch */
 
 static int sroce_wqe_copy_data(struct sroce_qp *qp,
@@ -155,18 +157,14 @@ static void sroce_sq_fetch(struct sroce_qp *qp, int budget)
 	sq->fetch_blocked = !sroce_queue_empty(&sq->q);
 	sq->fetch_more = !budget && sq->fetch_blocked;
 }
+
 /* ---------------------------------------------------------- requester */
 
-/*
- * No memory for a packet: come back in a tick.  A pending retransmit
- * timer does that already (and its expiry with nothing in flight does
- * nothing but run the engine), and ACKs kick the engine too.
- */
+/* No memory for a packet: come back in a tick (sroce_timers_nomem()). */
 static void sroce_req_retry_later(struct sroce_qp *qp)
 {
 	sroce_count(sroce_qp_dev(qp), SROCE_CNT_TX_NOMEM);
-	if (!timer_pending(&qp->retrans_timer))
-		mod_timer(&qp->retrans_timer, jiffies + 1);
+	sroce_timers_nomem(qp);
 }
 
 static u32 sroce_wqe_npkts(const struct sroce_qp *qp,
@@ -500,8 +498,8 @@ int sroce_req_send(struct sroce_qp *qp, int budget)
 		if (qp->req.offset >= wqe->length)
 			sroce_req_wqe_sent(qp, wqe);
 	}
-	if (sent && !timer_pending(&qp->retrans_timer))
-		sroce_retrans_rearm(qp);
+	if (sent)
+		sroce_timers_sent(qp);
 	sroce_sq_retire(qp);
 	return sent + local;
 }

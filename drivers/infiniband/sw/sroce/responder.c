@@ -27,6 +27,7 @@
 #include "resp_answer.h"
 #include "responder.h"
 #include "rx.h"
+#include "timers.h"
 #include "srq.h"
 
 /* Receive WQEs hold struct rxe_sge; the SGE-list helpers take ib_sge. */
@@ -520,7 +521,7 @@ static void sroce_rc_release_held(struct sroce_qp *qp)
 	}
 	/* A gap that moves is reordering going on: wait for the next. */
 	if (moved && !skb_queue_empty(held))
-		sroce_reorder_arm(qp);
+		sroce_timers_held(qp);
 }
 
 static void sroce_rc_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
