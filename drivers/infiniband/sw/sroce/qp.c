@@ -24,16 +24,21 @@
 #define SROCE_MAX_QPN		0xfffffe	/* 0xffffff is multicast */
 #define SROCE_GSI_QPN		1
 
+/*
+ * Every change of state is made holding the engine lock: by modify_qp,
+ * or by the engine itself (sroce_qp_error()).  Readers elsewhere use
+ * sroce_qp_state().
+ */
 static void sroce_qp_set_state(struct sroce_qp *qp, enum ib_qp_state state)
 {
-	spin_lock_bh(&qp->state_lock);
+	lockdep_assert_held(&qp->engine_lock);
 	WRITE_ONCE(qp->state, state);
-	spin_unlock_bh(&qp->state_lock);
 }
 
 /*
  * A completion error or a fatal protocol error: the QP goes to ERR and
- * everything outstanding is flushed by the engine.
+ * everything outstanding is flushed by the engine.  Context: the QP's
+ * engine, holding qp->engine_lock.
  */
 void sroce_qp_error(struct sroce_qp *qp)
 {
@@ -219,7 +224,6 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->attr.port_num = 1;
 	qp->attr.mtu = ib_mtu_enum_to_int(IB_MTU_256);
 	qp->attr.path_mtu = IB_MTU_256;
-	spin_lock_init(&qp->state_lock);
 	sroce_engine_init(qp);
 	__skb_queue_head_init(&qp->comp.held);
 

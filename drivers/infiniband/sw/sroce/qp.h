@@ -131,8 +131,8 @@ struct sroce_qp_attr {
  * @srq: shared receive queue, or NULL
  * @is_user: the rings are mapped by a user process
  * @sig_all: every send WQE generates a completion
- * @state_lock: protects @state (bh: the receive path reads it)
- * @state: IBTA QP state
+ * @state: IBTA QP state; written holding @engine_lock, read elsewhere
+ *	with sroce_qp_state()
  * @engine_lock: held by the engine while it runs, and by modify/destroy
  *	while they change what it uses
  * @engine_busy: @engine_lock is held; read locklessly by the receive path
@@ -168,7 +168,6 @@ struct sroce_qp {
 	bool is_user;
 	bool sig_all;
 
-	spinlock_t state_lock;		/* @state */
 	enum ib_qp_state state;
 
 	spinlock_t engine_lock;		/* the engine; see above */
