@@ -398,7 +398,7 @@ static void sroce_comp_release_held(struct sroce_qp *qp)
 		moved = true;
 	}
 	if (moved && !skb_queue_empty(held))
-		sroce_timers_held(qp);
+		sroce_timers_held(qp, held);
 }
 
 /**

@@ -260,7 +260,8 @@ static bool sroce_qp_has_work(const struct sroce_qp *qp)
 	       (READ_ONCE(qp->flags) & (BIT(SROCE_QPF_RETRANS) |
 					BIT(SROCE_QPF_RNR) |
 					BIT(SROCE_QPF_FLUSH) |
-					BIT(SROCE_QPF_REORDER) |
+					BIT(SROCE_QPF_RESP_REORDER) |
+					BIT(SROCE_QPF_COMP_REORDER) |
 					BIT(SROCE_QPF_TX_FULL))) ||
 	       (qp->ibqp.qp_type == IB_QPT_RC && qp->resp.res_send >= 0) ||
 	       qp->req.next != qp->sq.head || qp->sq.fetch_blocked;
@@ -337,11 +338,12 @@ static bool sroce_qp_pass(struct sroce_qp *qp, bool home_work)
 		sroce_comp_timeout(qp);
 	if (test_and_clear_bit(SROCE_QPF_RNR, &qp->flags))
 		sroce_comp_rnr_expired(qp);
-	if (test_and_clear_bit(SROCE_QPF_REORDER, &qp->flags) &&
-	    qp->ibqp.qp_type == IB_QPT_RC) {
+	if (test_and_clear_bit(SROCE_QPF_RESP_REORDER, &qp->flags) &&
+	    qp->ibqp.qp_type == IB_QPT_RC)
 		sroce_resp_reorder_expired(qp);
+	if (test_and_clear_bit(SROCE_QPF_COMP_REORDER, &qp->flags) &&
+	    qp->ibqp.qp_type == IB_QPT_RC)
 		sroce_comp_reorder_expired(qp);
-	}
 	if (!sroce_qp_tx_claim(qp, home_work)) {
 		sroce_qp_kick_home(qp, READ_ONCE(qp->tx_cpu));
 	} else {

@@ -38,7 +38,8 @@ enum sroce_qp_flag {
 	SROCE_QPF_FLUSH,	/* the QP entered ERR: flush everything */
 	SROCE_QPF_SQD_NOTIFY,	/* in SQD: report IB_EVENT_SQ_DRAINED once */
 	SROCE_QPF_TX_FULL,	/* the netdev's queue is full: pause sending */
-	SROCE_QPF_REORDER,	/* the reorder timer fired: a gap is a loss */
+	SROCE_QPF_RESP_REORDER,	/* the responder's reorder timer fired */
+	SROCE_QPF_COMP_REORDER,	/* the completer's reorder timer fired */
 };
 
 /**
@@ -150,7 +151,8 @@ struct sroce_qp_attr {
  *	(the engine's; the work item reads it for its pause)
  * @retrans_timer: local ACK timeout
  * @rnr_timer: RNR NAK wait
- * @reorder_timer: how long packets past a gap are held (reorder.c)
+ * @resp_reorder_timer: how long requests past a gap are held (reorder.c)
+ * @comp_reorder_timer: how long responses past a gap are held
  * @attr: attributes from modify_qp
  * @src_port: UDP source port of our packets (ECMP entropy per QP)
  * @sq: send queue
@@ -181,7 +183,8 @@ struct sroce_qp {
 	u8 tx_full_tries;
 	struct timer_list retrans_timer;
 	struct timer_list rnr_timer;
-	struct hrtimer reorder_timer;
+	struct hrtimer resp_reorder_timer;
+	struct hrtimer comp_reorder_timer;
 
 	struct sroce_qp_attr attr;
 	u16 src_port;

@@ -88,7 +88,7 @@ bool sroce_reorder_hold(struct sroce_qp *qp, struct sk_buff_head *held,
 	case SROCE_HELD_ADDED:
 		sroce_count(sroce_qp_dev(qp), SROCE_CNT_REORDER_HELD);
 		if (skb_queue_len(held) == 1)
-			sroce_timers_held(qp);
+			sroce_timers_held(qp, held);
 		break;
 	case SROCE_HELD_COPY:
 		break;

@@ -521,7 +521,7 @@ static void sroce_rc_release_held(struct sroce_qp *qp)
 	}
 	/* A gap that moves is reordering going on: wait for the next. */
 	if (moved && !skb_queue_empty(held))
-		sroce_timers_held(qp);
+		sroce_timers_held(qp, held);
 }
 
 static void sroce_rc_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,

@@ -45,14 +45,27 @@ static void sroce_rnr_timer_fn(struct timer_list *t)
 }
 
 /*
- * The reorder timer: the engine decides whether a gap is still open.  An
- * hrtimer, as the wait is shorter than a jiffy may be.
+ * The reorder timers: the engine decides whether a gap is still open.
+ * Hrtimers, as the wait is shorter than a jiffy may be; one for each
+ * receiving half of the QP, so that packets held by one do not extend
+ * the wait of the other.
  */
-static enum hrtimer_restart sroce_reorder_timer_fn(struct hrtimer *t)
+static enum hrtimer_restart sroce_resp_reorder_timer_fn(struct hrtimer *t)
 {
-	struct sroce_qp *qp = container_of(t, struct sroce_qp, reorder_timer);
+	struct sroce_qp *qp = container_of(t, struct sroce_qp,
+					   resp_reorder_timer);
 
-	set_bit(SROCE_QPF_REORDER, &qp->flags);
+	set_bit(SROCE_QPF_RESP_REORDER, &qp->flags);
+	sroce_qp_kick(qp);
+	return HRTIMER_NORESTART;
+}
+
+static enum hrtimer_restart sroce_comp_reorder_timer_fn(struct hrtimer *t)
+{
+	struct sroce_qp *qp = container_of(t, struct sroce_qp,
+					   comp_reorder_timer);
+
+	set_bit(SROCE_QPF_COMP_REORDER, &qp->flags);
 	sroce_qp_kick(qp);
 	return HRTIMER_NORESTART;
 }
@@ -131,10 +144,17 @@ void sroce_timers_flush(struct sroce_qp *qp)
 /**
  * sroce_timers_held - (re)start the wait for the gap before held packets
  * @qp: the QP
+ * @held: the responder's or the completer's held packets
+ *
+ * Each list has its own timer: with one for both, packets held by the
+ * completer restarted the wait of requests the responder held, and the
+ * other way round, so a gap could be waited on for longer than
+ * SROCE_REORDER_WAIT_US.
  */
-void sroce_timers_held(struct sroce_qp *qp)
+void sroce_timers_held(struct sroce_qp *qp, struct sk_buff_head *held)
 {
-	hrtimer_start(&qp->reorder_timer,
+	hrtimer_start(held == &qp->resp.held ? &qp->resp_reorder_timer :
+		      &qp->comp_reorder_timer,
 		      ns_to_ktime(SROCE_REORDER_WAIT_US * NSEC_PER_USEC),
 		      HRTIMER_MODE_REL);
 }
@@ -147,8 +167,12 @@ void sroce_timers_init(struct sroce_qp *qp)
 {
 	timer_setup(&qp->retrans_timer, sroce_retrans_timer_fn, 0);
 	timer_setup(&qp->rnr_timer, sroce_rnr_timer_fn, 0);
-	hrtimer_init(&qp->reorder_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	qp->reorder_timer.function = sroce_reorder_timer_fn;
+	hrtimer_init(&qp->resp_reorder_timer, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_REL);
+	qp->resp_reorder_timer.function = sroce_resp_reorder_timer_fn;
+	hrtimer_init(&qp->comp_reorder_timer, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_REL);
+	qp->comp_reorder_timer.function = sroce_comp_reorder_timer_fn;
 }
 
 /**
@@ -161,5 +185,6 @@ void sroce_timers_stop(struct sroce_qp *qp)
 {
 	del_timer_sync(&qp->retrans_timer);
 	del_timer_sync(&qp->rnr_timer);
-	hrtimer_cancel(&qp->reorder_timer);
+	hrtimer_cancel(&qp->resp_reorder_timer);
+	hrtimer_cancel(&qp->comp_reorder_timer);
 }

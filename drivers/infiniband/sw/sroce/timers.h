@@ -19,6 +19,7 @@
 #include <linux/minmax.h>
 #include <linux/types.h>
 
+struct sk_buff_head;
 struct sroce_qp;
 
 void sroce_timers_init(struct sroce_qp *qp);
@@ -28,7 +29,7 @@ void sroce_timers_progress(struct sroce_qp *qp);
 void sroce_timers_nomem(struct sroce_qp *qp);
 void sroce_timers_rnr(struct sroce_qp *qp, u8 code);
 void sroce_timers_flush(struct sroce_qp *qp);
-void sroce_timers_held(struct sroce_qp *qp);
+void sroce_timers_held(struct sroce_qp *qp, struct sk_buff_head *held);
 
 /**
  * sroce_ack_timeout_ns() - the local ACK timeout in nanoseconds
