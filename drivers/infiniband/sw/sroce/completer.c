@@ -523,7 +523,6 @@ bool sroce_sq_flush(struct sroce_qp *qp, int budget)
 /* The completer of a QP entering RESET: drop everything it has. */
 void sroce_comp_reset(struct sroce_qp *qp)
 {
-	sroce_timers_flush(qp);
 	__skb_queue_purge(&qp->comp.held);
 	memset(&qp->comp, 0, sizeof(qp->comp));
 	__skb_queue_head_init(&qp->comp.held);

@@ -208,7 +208,7 @@ static struct sk_buff *sroce_qp_rx_dequeue(struct sroce_qp *qp)
 	return skb;
 }
 
-void sroce_qp_rx_purge(struct sroce_qp *qp)
+static void sroce_qp_rx_purge(struct sroce_qp *qp)
 {
 	struct sk_buff *skb;
 
@@ -546,6 +546,21 @@ void sroce_engine_init(struct sroce_qp *qp)
 	qp->tx_cpu = -1;
 	skb_queue_head_init(&qp->rx_queue);
 	sroce_timers_init(qp);
+}
+
+/**
+ * sroce_engine_reset - forget the engine's state, for a QP entering RESET
+ * @qp: the QP, its engine lock held by modify_qp
+ *
+ * Drops the packets queued, stops the timers and forgets what they fired,
+ * and forgets the QP's home CPU: a QP taken through RESET starts over.
+ */
+void sroce_engine_reset(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->engine_lock);
+	sroce_qp_rx_purge(qp);
+	sroce_timers_stop(qp);
+	WRITE_ONCE(qp->tx_cpu, -1);
 }
 
 /**

@@ -85,12 +85,12 @@ struct sroce_qp;
 int sroce_qp_wq_init(void);
 void sroce_qp_wq_exit(void);
 void sroce_engine_init(struct sroce_qp *qp);
+void sroce_engine_reset(struct sroce_qp *qp);
 void sroce_engine_stop(struct sroce_qp *qp);
 void sroce_engine_lock(struct sroce_qp *qp) __acquires(&qp->engine_lock);
 bool sroce_engine_unlock(struct sroce_qp *qp) __releases(&qp->engine_lock);
 void sroce_qp_kick(struct sroce_qp *qp);
 void sroce_qp_run(struct sroce_qp *qp);
 void sroce_qp_rx_deliver(struct sroce_qp *qp, struct sk_buff *skb);
-void sroce_qp_rx_purge(struct sroce_qp *qp);
 
 #endif /* SROCE_ENGINE_H */

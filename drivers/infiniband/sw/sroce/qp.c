@@ -341,7 +341,7 @@ static void sroce_qp_enter_state(struct sroce_qp *qp, enum ib_qp_state state)
 {
 	switch (state) {
 	case IB_QPS_RESET:
-		sroce_qp_rx_purge(qp);
+		sroce_engine_reset(qp);
 		sroce_comp_reset(qp);
 		sroce_req_reset(qp);
 		sroce_resp_reset(qp);

@@ -72,6 +72,17 @@ static enum hrtimer_restart sroce_comp_reorder_timer_fn(struct hrtimer *t)
 
 /* ------------------------------------------------------------- hooks */
 
+/*
+ * Nothing is armed once the QP is dead: sroce_timers_stop() must stay
+ * the last word of destroy_qp.  Every hook runs in the engine, which
+ * does nothing after DEAD is set under its lock, so this only makes the
+ * rule local, as WireGuard's timers do with is_dead.
+ */
+static bool sroce_timers_dead(const struct sroce_qp *qp)
+{
+	return test_bit(SROCE_QPF_DEAD, &qp->flags);
+}
+
 /**
  * sroce_timers_progress - (re)start the local ACK timer
  * @qp: the QP
@@ -84,7 +95,7 @@ void sroce_timers_progress(struct sroce_qp *qp)
 {
 	if (qp->ibqp.qp_type != IB_QPT_RC || !qp->attr.timeout)
 		return;
-	if (sroce_req_outstanding(qp))
+	if (sroce_req_outstanding(qp) && !sroce_timers_dead(qp))
 		mod_timer(&qp->retrans_timer,
 			  jiffies + sroce_ack_timeout_jiffies(qp->attr.timeout));
 	else
@@ -114,7 +125,7 @@ void sroce_timers_sent(struct sroce_qp *qp)
  */
 void sroce_timers_nomem(struct sroce_qp *qp)
 {
-	if (!timer_pending(&qp->retrans_timer))
+	if (!timer_pending(&qp->retrans_timer) && !sroce_timers_dead(qp))
 		mod_timer(&qp->retrans_timer, jiffies + 1);
 }
 
@@ -128,7 +139,9 @@ void sroce_timers_nomem(struct sroce_qp *qp)
 void sroce_timers_rnr(struct sroce_qp *qp, u8 code)
 {
 	del_timer(&qp->retrans_timer);
-	mod_timer(&qp->rnr_timer, jiffies + sroce_rnr_timer_jiffies(code));
+	if (!sroce_timers_dead(qp))
+		mod_timer(&qp->rnr_timer,
+			  jiffies + sroce_rnr_timer_jiffies(code));
 }
 
 /**
@@ -153,6 +166,8 @@ void sroce_timers_flush(struct sroce_qp *qp)
  */
 void sroce_timers_held(struct sroce_qp *qp, struct sk_buff_head *held)
 {
+	if (sroce_timers_dead(qp))
+		return;
 	hrtimer_start(held == &qp->resp.held ? &qp->resp_reorder_timer :
 		      &qp->comp_reorder_timer,
 		      ns_to_ktime(SROCE_REORDER_WAIT_US * NSEC_PER_USEC),
@@ -176,10 +191,15 @@ void sroce_timers_init(struct sroce_qp *qp)
 }
 
 /**
- * sroce_timers_stop - stop every timer of a QP, waiting for callbacks
- * @qp: the QP, dead: nothing arms a timer again
+ * sroce_timers_stop - stop every timer of a QP and forget their expiry
+ * @qp: the QP: dead (destroy_qp), or entering RESET (modify_qp)
  *
- * Context: process context (destroy_qp), engine lock not held.
+ * Waits for a callback running on another CPU, then clears the flag
+ * bits the timers set, so that a timer that fired before RESET does not
+ * act on the QP after it.  Waiting with the engine lock held (RESET) is
+ * safe: the callbacks take no lock but the workqueue's.
+ *
+ * Context: process context; the engine lock held or not.
  */
 void sroce_timers_stop(struct sroce_qp *qp)
 {
@@ -187,4 +207,8 @@ void sroce_timers_stop(struct sroce_qp *qp)
 	del_timer_sync(&qp->rnr_timer);
 	hrtimer_cancel(&qp->resp_reorder_timer);
 	hrtimer_cancel(&qp->comp_reorder_timer);
+	clear_bit(SROCE_QPF_RETRANS, &qp->flags);
+	clear_bit(SROCE_QPF_RNR, &qp->flags);
+	clear_bit(SROCE_QPF_RESP_REORDER, &qp->flags);
+	clear_bit(SROCE_QPF_COMP_REORDER, &qp->flags);
 }
