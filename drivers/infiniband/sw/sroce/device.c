@@ -15,6 +15,7 @@
 #include "cq.h"
 #include "qp.h"
 #include "srq.h"
+#include "verbs.h"
 
 static void sroce_init_attr(struct sroce_dev *sdev)
 {

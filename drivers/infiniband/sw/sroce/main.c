@@ -15,7 +15,9 @@
 #include <rdma/rdma_netlink.h>
 
 #include "sroce.h"
+#include "engine.h"
 #include "qp.h"
+#include "tx.h"
 
 /* Kbuild passes tools/version.sh's answer; a kernel tree build has none. */
 #ifndef SROCE_VERSION
@@ -185,7 +187,7 @@ static void __exit sroce_exit(void)
 	sroce_netdev_exit();
 	sroce_udp_exit();
 	sroce_qp_wq_exit();
-	sroce_skb_exit();
+	sroce_tx_exit();
 	pr_info("unloaded\n");
 }
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Memory regions: the per-device key table, the MR verbs, and the checked
- * access to MR memory that the data path uses (lookups, copies, atomics,
- * SGE lists).
+ * Memory regions (mr.c): the per-device key table, the MR verbs, and the
+ * checked lookups the data path starts from; what it does with the MR it
+ * found (copies, atomics, SGE lists) is in mem.h.
  *
  * Keys.  An MR's lkey and rkey are the same value, index << 8 | key: the
  * index (1 .. SROCE_MAX_MR) comes from the device's table, allocated
@@ -89,11 +89,6 @@ enum sroce_mr_state {
 	SROCE_MR_VALID,
 };
 
-enum sroce_copy_dir {
-	SROCE_TO_MR,		/* write MR memory */
-	SROCE_FROM_MR,		/* read MR memory */
-};
-
 /**
  * struct sroce_mr - a memory region
  * @ibmr: the core's object; must stay first
@@ -166,20 +161,6 @@ struct sroce_mr {
 };
 
 /**
- * struct sroce_sgl_cursor - a position in an SGE list
- * @sge: index of the current SGE
- * @off: bytes of it already done
- *
- * Zero it to start at the beginning; the sroce_sgl_* helpers advance it,
- * so a message spread over several packets continues where the previous
- * packet stopped.
- */
-struct sroce_sgl_cursor {
-	unsigned int sge;
-	u32 off;
-};
-
-/**
  * sroce_range_ok - whether an access lies inside an MR
  * @mr_iova: the MR's first address
  * @mr_len: the MR's length in bytes
@@ -238,30 +219,6 @@ int sroce_mr_fast_reg(struct sroce_mr *mr, struct sroce_pd *pd, u32 key,
 		      int access);
 int sroce_mr_invalidate(struct sroce_dev *sdev, struct sroce_pd *pd, u32 key,
 			bool remote);
-
-int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
-		  enum sroce_copy_dir dir, u32 *crc);
-int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
-		      int skb_off, u32 len, enum sroce_copy_dir dir, u32 *crc);
-int sroce_mr_attach_skb(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
-			u32 len);
-int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swap, u64 compare,
-		    u64 swap_add, u64 *orig);
-
-int sroce_sgl_copy(struct sroce_dev *sdev, struct sroce_pd *pd,
-		   const struct ib_sge *sgl, unsigned int num_sge,
-		   struct sroce_sgl_cursor *cur, void *buf, u32 len,
-		   enum sroce_copy_dir dir, u32 *crc);
-int sroce_sgl_copy_skb(struct sroce_dev *sdev, struct sroce_pd *pd,
-		       const struct ib_sge *sgl, unsigned int num_sge,
-		       struct sroce_sgl_cursor *cur, struct sk_buff *skb,
-		       int skb_off, u32 len, enum sroce_copy_dir dir, u32 *crc);
-int sroce_sgl_attach_skb(struct sroce_dev *sdev, struct sroce_pd *pd,
-			 const struct ib_sge *sgl, unsigned int num_sge,
-			 struct sroce_sgl_cursor *cur, struct sk_buff *skb,
-			 u32 len);
-int sroce_sgl_advance(const struct ib_sge *sgl, unsigned int num_sge,
-		      struct sroce_sgl_cursor *cur, u32 len);
 
 /**
  * sroce_mr_wc_status - the completion status for an MR error

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Queue pairs: create, modify (the IBTA state machine), query, destroy,
- * and the per-QP engine that runs everything else.  The rules are at the
- * top of qp.h.
+ * Queue pairs: the QP verbs -- create, modify (the IBTA state machine),
+ * query, destroy -- and the QP table.  What a QP does on the wire runs in
+ * its engine (engine.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -12,151 +12,33 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "sroce.h"
+#include "completer.h"
 #include "cq.h"
+#include "engine.h"
 #include "qp.h"
+#include "requester.h"
+#include "responder.h"
 #include "srq.h"
 
-static struct workqueue_struct *sroce_wq;
-static struct workqueue_struct *sroce_tx_wq;
+#define SROCE_MIN_QPN		16		/* 0, 1: SMI and GSI */
+#define SROCE_MAX_QPN		0xfffffe	/* 0xffffff is multicast */
+#define SROCE_GSI_QPN		1
 
 /*
- * The engines running on this CPU, innermost last.  They nest on
- * loopback, where the sender's engine hands a packet to the receiver's,
- * which may answer.  Only the first level of that nesting runs inline
- * (see sroce_qp_rx_deliver()), which bounds the stack; the engine lock
- * keeps BHs, and so preemption, off while an engine is on this list.
+ * Every change of state is made holding the engine lock: by modify_qp,
+ * or by the engine itself (sroce_qp_error()).  Readers elsewhere use
+ * sroce_qp_state().
  */
-#define SROCE_ENGINE_NEST	2
-
-struct sroce_engine_cpu {
-	unsigned int depth;
-	struct sroce_qp *held[SROCE_ENGINE_NEST];
-};
-
-static DEFINE_PER_CPU(struct sroce_engine_cpu, sroce_engine_cpu);
-
-int sroce_qp_wq_init(void)
-{
-	/*
-	 * Unbound so that QPs spread over the CPUs; MEM_RECLAIM because
-	 * NVMe-oF and NFS over RDMA write back pages through us.
-	 */
-	sroce_wq = alloc_workqueue("sroce", WQ_UNBOUND | WQ_MEM_RECLAIM |
-				   WQ_HIGHPRI, 0);
-	if (!sroce_wq)
-		return -ENOMEM;
-	/* Per CPU: a QP's sending stays on its home CPU (see below). */
-	sroce_tx_wq = alloc_workqueue("sroce_tx", WQ_MEM_RECLAIM | WQ_HIGHPRI,
-				      0);
-	if (!sroce_tx_wq) {
-		destroy_workqueue(sroce_wq);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-void sroce_qp_wq_exit(void)
-{
-	destroy_workqueue(sroce_tx_wq);
-	destroy_workqueue(sroce_wq);
-}
-
-/*
- * A QP's home CPU.  A veth (and lo, and RPS-less receive generally) hands
- * a packet to the backlog of the CPU that sends it, and each CPU's backlog
- * is emptied on its own schedule: on 6.1, once ksoftirqd takes over, one
- * can wait milliseconds while the other is emptied at once.  So packets
- * of one QP sent from two CPUs overtake each other, and an RC peer takes
- * the gap for a loss.  While an RC QP has packets in flight (requests not
- * yet acknowledged, or READ responses being sent) it sends only from the
- * CPU it sent them from, its home; the work done elsewhere hands the
- * sending to tx_work on that CPU.  Receiving still runs wherever it is
- * queued, so placing a payload stays in parallel with producing it.
- * Loopback to our own GID skips the backlogs and has no home.
- */
-static bool sroce_qp_in_flight(const struct sroce_qp *qp)
-{
-	return READ_ONCE(qp->comp.psn) != READ_ONCE(qp->req.psn) ||
-	       (READ_ONCE(qp->resp.res_send) >= 0 &&
-		READ_ONCE(qp->resp.streaming));
-}
-
-/*
- * After the responder sent @sent READ or atomic response packets: are
- * responses streaming, some out and more to follow?  A READ that finds
- * the responder idle is not: its first response may leave from where the
- * request came in (sroce_qp_rx_inline()), which a small READ's latency
- * needs; a READ behind others keeps their home.
- */
-static void sroce_qp_note_responses(struct sroce_qp *qp, int sent)
-{
-	WRITE_ONCE(qp->resp.streaming, qp->resp.res_send >= 0 &&
-		   (sent > 0 || qp->resp.streaming));
-}
-
-static int sroce_qp_tx_home(const struct sroce_qp *qp)
-{
-	int cpu = READ_ONCE(qp->tx_cpu);
-
-	if (cpu < 0 || !cpu_online(cpu) || !sroce_qp_in_flight(qp))
-		return -1;
-	return cpu;
-}
-
-/*
- * May the engine send the QP's requests and responses from this CPU?  If
- * so, this CPU becomes the QP's home.  @home_work: the caller is the
- * home's work item (tx_work), which sends wherever it runs: it runs away
- * from the home when the workqueue kept it on the CPU where it was still
- * running (queue_work_on() does that, for non-reentrancy), and if it only
- * kicked the home again it would be kept there again, for ever, and the
- * QP would never send.  Context: the engine.
- */
-static bool sroce_qp_tx_claim(struct sroce_qp *qp, bool home_work)
-{
-	int home = sroce_qp_tx_home(qp), cpu = smp_processor_id();
-
-	if (home >= 0 && home != cpu && !home_work)
-		return false;
-	if (qp->ibqp.qp_type == IB_QPT_RC &&
-	    !sroce_av_is_loopback(&qp->attr.av))
-		WRITE_ONCE(qp->tx_cpu, cpu);
-	return true;
-}
-
-static void sroce_qp_kick_home(struct sroce_qp *qp, int cpu)
-{
-	if (!test_bit(SROCE_QPF_DEAD, &qp->flags))
-		queue_work_on(cpu, sroce_tx_wq, &qp->tx_work);
-}
-
-/*
- * Have the engine run (again) soon: received packets on any CPU, sending
- * on the QP's home if it has one.
- */
-void sroce_qp_kick(struct sroce_qp *qp)
-{
-	int home;
-
-	if (test_bit(SROCE_QPF_DEAD, &qp->flags))
-		return;
-	home = sroce_qp_tx_home(qp);
-	if (home >= 0 && skb_queue_empty_lockless(&qp->rx_queue))
-		sroce_qp_kick_home(qp, home);
-	else
-		queue_work(sroce_wq, &qp->work);
-}
-
 static void sroce_qp_set_state(struct sroce_qp *qp, enum ib_qp_state state)
 {
-	spin_lock_bh(&qp->state_lock);
+	lockdep_assert_held(&qp->engine_lock);
 	WRITE_ONCE(qp->state, state);
-	spin_unlock_bh(&qp->state_lock);
 }
 
 /*
  * A completion error or a fatal protocol error: the QP goes to ERR and
- * everything outstanding is flushed by the engine.
+ * everything outstanding is flushed by the engine.  Context: the QP's
+ * engine, holding qp->engine_lock.
  */
 void sroce_qp_error(struct sroce_qp *qp)
 {
@@ -181,378 +63,6 @@ void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
 struct sroce_qp *sroce_qp_lookup_rcu(struct sroce_dev *sdev, u32 qpn)
 {
 	return xa_load(&sdev->qp_xa, qpn);
-}
-
-/*
- * Queue a received packet for the engine, within the QP's and the
- * device's caps; false if it was dropped (and freed).
- */
-static bool sroce_qp_rx_enqueue(struct sroce_qp *qp, struct sk_buff *skb)
-{
-	struct sroce_dev *sdev = sroce_qp_dev(qp);
-
-	if (skb_queue_len_lockless(&qp->rx_queue) >= SROCE_RX_QUEUE_MAX)
-		goto full;
-	if (atomic_inc_return(&sdev->rx_queued) > SROCE_DEV_RX_QUEUE_MAX) {
-		atomic_dec(&sdev->rx_queued);
-		goto full;
-	}
-	skb_queue_tail(&qp->rx_queue, skb);
-	return true;
-
-full:
-	sroce_count(sdev, SROCE_CNT_RX_DROP_QUEUE_FULL);
-	kfree_skb(skb);
-	return false;
-}
-
-static struct sk_buff *sroce_qp_rx_dequeue(struct sroce_qp *qp)
-{
-	struct sk_buff *skb = skb_dequeue(&qp->rx_queue);
-
-	if (skb)
-		atomic_dec(&sroce_qp_dev(qp)->rx_queued);
-	return skb;
-}
-
-static void sroce_qp_rx_purge(struct sroce_qp *qp)
-{
-	struct sk_buff *skb;
-
-	while ((skb = sroce_qp_rx_dequeue(qp)))
-		kfree_skb(skb);
-}
-
-/* Hand one received packet to the responder or completer; frees it. */
-static void sroce_qp_receive_one(struct sroce_qp *qp, struct sk_buff *skb)
-{
-	if (sroce_qp_can_receive(qp))
-		sroce_rx_process(qp, skb);
-	kfree_skb(skb);
-}
-
-/* One batch of received packets; returns how many were handled. */
-static int sroce_qp_receive(struct sroce_qp *qp)
-{
-	struct sk_buff *skb;
-	int n = 0;
-
-	while (n < SROCE_BUDGET && (skb = sroce_qp_rx_dequeue(qp))) {
-		sroce_qp_receive_one(qp, skb);
-		n++;
-	}
-	if (qp->ibqp.qp_type == IB_QPT_RC)
-		sroce_resp_send_ack(qp);
-	return n;
-}
-
-/* Flush a budget's worth; true if that was all. */
-static bool sroce_qp_flush(struct sroce_qp *qp)
-{
-	bool done = sroce_sq_flush(qp);
-
-	/* With an SRQ this only completes a WQE taken for a SEND. */
-	return sroce_rq_flush(qp) && done;
-}
-
-/*
- * Something the work item should do: packets queued, a timer's effect,
- * READ responses to send, or WQEs the requester has not finished or could
- * not fetch.  New WQEs in the ring need not count: their doorbell runs
- * the engine.
- */
-static bool sroce_qp_has_work(const struct sroce_qp *qp)
-{
-	return !skb_queue_empty_lockless(&qp->rx_queue) ||
-	       (READ_ONCE(qp->flags) & (BIT(SROCE_QPF_RETRANS) |
-					BIT(SROCE_QPF_RNR) |
-					BIT(SROCE_QPF_FLUSH) |
-					BIT(SROCE_QPF_REORDER) |
-					BIT(SROCE_QPF_TX_FULL))) ||
-	       (qp->ibqp.qp_type == IB_QPT_RC && qp->resp.res_send >= 0) ||
-	       qp->req.next != qp->sq.head || qp->sq.fetch_blocked;
-}
-
-/* The engine lock is held by whoever runs the engine, in any context. */
-static void sroce_engine_enter(struct sroce_qp *qp)
-{
-	struct sroce_engine_cpu *ec = this_cpu_ptr(&sroce_engine_cpu);
-
-	if (ec->depth < SROCE_ENGINE_NEST)
-		ec->held[ec->depth] = qp;
-	ec->depth++;
-	WRITE_ONCE(qp->engine_busy, true);
-}
-
-static void sroce_engine_lock(struct sroce_qp *qp)
-	__acquires(&qp->engine_lock)
-{
-	spin_lock_bh(&qp->engine_lock);
-	sroce_engine_enter(qp);
-}
-
-/*
- * Release the engine.  Returns true if packets were queued for it while
- * it was held: a packet that finds the engine busy is left to the holder
- * (see sroce_qp_rx_deliver()), who then runs another pass or kicks the
- * work item.
- */
-static bool sroce_engine_unlock(struct sroce_qp *qp)
-	__releases(&qp->engine_lock)
-{
-	struct sroce_engine_cpu *ec = this_cpu_ptr(&sroce_engine_cpu);
-
-	ec->depth--;
-	if (ec->depth < SROCE_ENGINE_NEST)
-		ec->held[ec->depth] = NULL;
-	WRITE_ONCE(qp->engine_busy, false);
-	spin_unlock_bh(&qp->engine_lock);
-	/* Pairs with the barrier in sroce_qp_rx_deliver(). */
-	smp_mb();
-	return !skb_queue_empty_lockless(&qp->rx_queue);
-}
-
-/* Is @qp's engine running further up this CPU's stack?  BHs are off. */
-static bool sroce_engine_held_here(const struct sroce_qp *qp)
-{
-	struct sroce_engine_cpu *ec = this_cpu_ptr(&sroce_engine_cpu);
-	unsigned int i;
-
-	for (i = 0; i < min_t(unsigned int, ec->depth, SROCE_ENGINE_NEST); i++)
-		if (ec->held[i] == qp)
-			return true;
-	return false;
-}
-
-/*
- * One pass of the engine (see qp.h), with the engine lock held.  Returns
- * true if there is more to do: packets arrived meanwhile, a budget ran
- * out, or the local queue was full (the work item pauses, then sends).
- * Work that waits for the peer (a full window, a READ limit, an RNR wait)
- * is not "more": the ACK or timer that ends the wait kicks it.
- * @home_work: see sroce_qp_tx_claim().
- */
-static bool sroce_qp_pass(struct sroce_qp *qp, bool home_work)
-{
-	bool busy;
-	int sent;
-
-	if (test_bit(SROCE_QPF_DEAD, &qp->flags))
-		return false;
-	busy = sroce_qp_receive(qp) >= SROCE_BUDGET;
-	if (test_and_clear_bit(SROCE_QPF_RETRANS, &qp->flags))
-		sroce_comp_timeout(qp);
-	if (test_and_clear_bit(SROCE_QPF_RNR, &qp->flags))
-		sroce_comp_rnr_expired(qp);
-	if (test_and_clear_bit(SROCE_QPF_REORDER, &qp->flags) &&
-	    qp->ibqp.qp_type == IB_QPT_RC) {
-		sroce_resp_reorder_expired(qp);
-		sroce_comp_reorder_expired(qp);
-	}
-	if (!sroce_qp_tx_claim(qp, home_work)) {
-		sroce_qp_kick_home(qp, READ_ONCE(qp->tx_cpu));
-	} else {
-		if (qp->ibqp.qp_type == IB_QPT_RC) {
-			sent = sroce_resp_send_reads(qp, SROCE_BUDGET);
-			sroce_qp_note_responses(qp, sent);
-			if (sent >= SROCE_BUDGET)
-				busy = true;
-		}
-		if (sroce_req_send(qp, SROCE_BUDGET) >= SROCE_BUDGET ||
-		    qp->sq.fetch_more)
-			busy = true;
-	}
-	if (sroce_qp_state(qp) == IB_QPS_ERR &&
-	    test_and_clear_bit(SROCE_QPF_FLUSH, &qp->flags) &&
-	    !sroce_qp_flush(qp)) {
-		set_bit(SROCE_QPF_FLUSH, &qp->flags);
-		busy = true;
-	}
-	return busy || !skb_queue_empty(&qp->rx_queue) ||
-	       test_bit(SROCE_QPF_TX_FULL, &qp->flags);
-}
-
-/*
- * Up to @passes passes, taking the lock for each so that modify_qp and
- * the other CPUs get a look in.  Returns true if there is more to do.
- */
-static bool sroce_qp_run_passes(struct sroce_qp *qp, int passes,
-				bool home_work)
-{
-	bool more = true;
-
-	while (more && passes-- && !test_bit(SROCE_QPF_TX_FULL, &qp->flags)) {
-		sroce_engine_lock(qp);
-		more = sroce_qp_pass(qp, home_work);
-		more |= sroce_engine_unlock(qp);
-		if (more && passes)
-			cond_resched();
-	}
-	return more;
-}
-
-/*
- * The engine's work item, on sroce_wq.  When the local netdev's queue was
- * full, it sleeps a moment before sending again: that frees the CPU for
- * whatever empties the queue (on 6.1, a veth peer's backlog is emptied by
- * ksoftirqd once busy, a thread like this one), where sending on would
- * only lose packets.  Received packets wait meanwhile.
- */
-static void sroce_qp_work_run(struct sroce_qp *qp, bool home_work)
-{
-	bool more = sroce_qp_run_passes(qp, SROCE_WORK_PASSES, home_work);
-
-	if (test_bit(SROCE_QPF_TX_FULL, &qp->flags)) {
-		/* Longer each time the queue is still full (sroce_tx()). */
-		unsigned long us = SROCE_TX_FULL_PAUSE_US *
-				   max_t(u8, READ_ONCE(qp->tx_full_tries), 1);
-
-		usleep_range(us, 2 * us);
-		clear_bit(SROCE_QPF_TX_FULL, &qp->flags);
-		more = true;
-	}
-	/* Still more: go round again, letting other work run first. */
-	if (more)
-		sroce_qp_kick(qp);
-}
-
-static void sroce_qp_work(struct work_struct *work)
-{
-	sroce_qp_work_run(container_of(work, struct sroce_qp, work), false);
-}
-
-/* The same on the QP's home CPU, where its sending runs meanwhile. */
-static void sroce_qp_tx_work(struct work_struct *work)
-{
-	sroce_qp_work_run(container_of(work, struct sroce_qp, tx_work), true);
-}
-
-/**
- * sroce_qp_run - run the engine now, in the caller's context
- * @qp: the QP
- *
- * For the user doorbell: the first packets leave from the system call,
- * saving a trip through the workqueue, and on loopback the answers to
- * them (ACKs, READ responses) are taken in on the way; whatever is left
- * goes to the work item.  If the engine is busy, this waits for it: the
- * holder never waits for anything while it holds it, and what it does
- * is bounded by its budget; waking the worker instead would cost a small
- * message most of its latency.
- * Context: process context, no locks held.
- */
-void sroce_qp_run(struct sroce_qp *qp)
-{
-	if (sroce_qp_run_passes(qp, SROCE_DOORBELL_PASSES, false))
-		sroce_qp_kick(qp);
-}
-
-/*
- * Small packets (ACKs, READ requests, small messages) are worth taking in
- * at once, where they arrive: that saves waking a worker, which is most
- * of the latency of a small message.  So is the packet that ends a
- * message someone is waiting for: one the QP will answer (it has been
- * answering each message it got), or the response to the only request
- * it has out.  The packets of a stream go to the QP's work item, so that
- * checking and placing their payload runs in parallel with whatever
- * produced them (the sender's engine, on loopback).
- */
-static bool sroce_qp_rx_inline_ok(struct sroce_qp *qp, struct sk_buff *skb)
-{
-	const struct sroce_opcode_info *info;
-
-	if (__this_cpu_read(sroce_engine_cpu.depth) > 1 ||
-	    !skb_queue_empty_lockless(&qp->rx_queue))
-		return false;
-	if (skb->len <= SROCE_INLINE_RX_MAX)
-		return true;
-	info = sroce_opcode(sroce_skb_bth(skb)->opcode);
-	if (!info || !(info->flags & SROCE_F_LAST))
-		return false;
-	if (info->flags & SROCE_F_REQ)
-		return READ_ONCE(qp->rx_streak) < SROCE_PINGPONG_STREAK;
-	return READ_ONCE(qp->req.next) - READ_ONCE(qp->req.tail) <= 1 &&
-	       READ_ONCE(qp->sq.head) == READ_ONCE(qp->req.next);
-}
-
-/*
- * Take one packet in now, or return false if the engine is busy.  The
- * receive part of the engine runs, and the first packet of a READ or
- * atomic response if the packet asked for one, so that a small READ is
- * answered without a wake-up; the rest (longer responses, sends the ACK
- * allows) goes to the work item.
- */
-static bool sroce_qp_rx_inline(struct sroce_qp *qp, struct sk_buff *skb)
-{
-	bool more;
-	int sent;
-
-	if (!spin_trylock_bh(&qp->engine_lock))
-		return false;
-	sroce_engine_enter(qp);
-	if (test_bit(SROCE_QPF_DEAD, &qp->flags)) {
-		sroce_engine_unlock(qp);
-		kfree_skb(skb);
-		return true;
-	}
-	sroce_qp_receive_one(qp, skb);
-	if (qp->ibqp.qp_type == IB_QPT_RC) {
-		if (sroce_qp_tx_claim(qp, false)) {
-			sent = sroce_resp_send_reads(qp, SROCE_INLINE_RESP_PKTS);
-			sroce_qp_note_responses(qp, sent);
-		}
-		sroce_resp_send_ack(qp);
-	}
-	more = sroce_qp_has_work(qp);
-	more |= sroce_engine_unlock(qp);
-	if (more)
-		sroce_qp_kick(qp);
-	return true;
-}
-
-/**
- * sroce_qp_rx_deliver - a packet for @qp arrived
- * @qp: the QP, found under rcu_read_lock()
- * @skb: the packet; consumed
- *
- * Context: softirq, or an engine sending on loopback; RCU read side.
- */
-void sroce_qp_rx_deliver(struct sroce_qp *qp, struct sk_buff *skb)
-{
-	bool done, held, kick = false;
-
-	local_bh_disable();
-	held = sroce_engine_held_here(qp);
-	done = !held && sroce_qp_rx_inline_ok(qp, skb) &&
-	       sroce_qp_rx_inline(qp, skb);
-	if (!done && sroce_qp_rx_enqueue(qp, skb)) {
-		/*
-		 * Either the engine's holder sees the packet once it lets
-		 * go (the barrier in sroce_engine_unlock()), or we see the
-		 * engine free and kick it.  An engine up this CPU's stack
-		 * (the ACK to a loopback send) finds it when its pass ends.
-		 */
-		smp_mb();
-		kick = !held && !READ_ONCE(qp->engine_busy);
-	}
-	local_bh_enable();
-	if (kick)
-		sroce_qp_kick(qp);
-}
-
-static void sroce_retrans_timer_fn(struct timer_list *t)
-{
-	struct sroce_qp *qp = from_timer(qp, t, retrans_timer);
-
-	set_bit(SROCE_QPF_RETRANS, &qp->flags);
-	sroce_qp_kick(qp);
-}
-
-static void sroce_rnr_timer_fn(struct timer_list *t)
-{
-	struct sroce_qp *qp = from_timer(qp, t, rnr_timer);
-
-	set_bit(SROCE_QPF_RNR, &qp->flags);
-	sroce_qp_kick(qp);
 }
 
 /* ------------------------------------------------------------ create */
@@ -714,16 +224,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->attr.port_num = 1;
 	qp->attr.mtu = ib_mtu_enum_to_int(IB_MTU_256);
 	qp->attr.path_mtu = IB_MTU_256;
-	spin_lock_init(&qp->state_lock);
-	spin_lock_init(&qp->engine_lock);
-	INIT_WORK(&qp->work, sroce_qp_work);
-	INIT_WORK(&qp->tx_work, sroce_qp_tx_work);
-	qp->tx_cpu = -1;
-	skb_queue_head_init(&qp->rx_queue);
-	timer_setup(&qp->retrans_timer, sroce_retrans_timer_fn, 0);
-	timer_setup(&qp->rnr_timer, sroce_rnr_timer_fn, 0);
-	hrtimer_init(&qp->reorder_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	qp->reorder_timer.function = sroce_reorder_timer_fn;
+	sroce_engine_init(qp);
 	__skb_queue_head_init(&qp->comp.held);
 
 	err = sroce_sq_init(qp, init, uctx);
@@ -840,8 +341,9 @@ static void sroce_qp_enter_state(struct sroce_qp *qp, enum ib_qp_state state)
 {
 	switch (state) {
 	case IB_QPS_RESET:
-		sroce_qp_rx_purge(qp);
-		sroce_send_init(qp);
+		sroce_engine_reset(qp);
+		sroce_comp_reset(qp);
+		sroce_req_reset(qp);
 		sroce_resp_reset(qp);
 		break;
 	case IB_QPS_RTR:
@@ -970,21 +472,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	xa_erase_bh(&sdev->qp_xa, ibqp->qp_num);
 	synchronize_rcu();
 
-	/* No new work: the engine, the timers and kicks all see DEAD. */
-	sroce_engine_lock(qp);
-	set_bit(SROCE_QPF_DEAD, &qp->flags);
-	sroce_engine_unlock(qp);
-	del_timer_sync(&qp->retrans_timer);
-	del_timer_sync(&qp->rnr_timer);
-	hrtimer_cancel(&qp->reorder_timer);
-	/*
-	 * Each work item may have queued the other before it saw DEAD;
-	 * whatever runs after these three queues nothing.
-	 */
-	cancel_work_sync(&qp->work);
-	cancel_work_sync(&qp->tx_work);
-	cancel_work_sync(&qp->work);
-	sroce_qp_rx_purge(qp);
+	sroce_engine_stop(qp);
 	__skb_queue_purge(&qp->comp.held);
 
 	sroce_resp_cleanup(qp);

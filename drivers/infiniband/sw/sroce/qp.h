@@ -1,25 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Queue pairs and the per-QP engine.
- *
- * Everything a QP does on the wire runs in its engine, one instance at a
- * time, holding qp->engine_lock (a BH spinlock: nothing in the engine
- * sleeps): receiving (responder and completer), sending (requester, read
- * responses, ACKs), timers' effects and flushing.  The engine state (req,
- * comp, resp) is only touched there, so it needs no other locking.
- *
- * Where it runs: mostly in the QP's work item (qp->work) on the unbound
- * sroce workqueue, so different QPs run in parallel on different CPUs.
- * Two shortcuts save the trip through the workqueue, which costs a
- * wakeup and most of the latency of a small message: the user doorbell
- * runs a pass or two in the system call (sroce_qp_run()), and a small
- * packet is taken in by whoever delivers it -- softirq, or on loopback
- * the sender's engine -- if the engine is free (sroce_qp_rx_deliver()).
- * Both only try the lock; when it is taken they queue the work instead.
- * Timers only set a flag bit and queue the work.  While an RC QP has
- * packets in flight its sending stays on one CPU, its home, where
- * qp->tx_work runs the engine (qp.c, "A QP's home CPU"), so that a
- * veth's per-CPU backlogs do not reorder its packets.
+ * Queue pairs: the structures every part of the data path shares, and
+ * the QP verbs (qp.c).  What runs on a QP, and under which rules, is in
+ * engine.h.
  *
  * Lifetime: the receive path finds QPs under RCU (xa_load on the device's
  * QP table) and only queues to them inside the RCU read section; destroy
@@ -34,72 +17,18 @@
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
-#include <linux/udp.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
-#include <rdma/rdma_user_rxe.h>
 
 #include "av.h"
-#include "mr.h"
+#include "completer.h"
 #include "queue.h"
-#include "wire.h"
+#include "requester.h"
+#include "responder.h"
 
 struct sroce_cq;
 struct sroce_srq;
 struct sroce_pd;
-
-#define SROCE_MIN_QPN		16		/* 0, 1: SMI and GSI */
-#define SROCE_MAX_QPN		0xfffffe	/* 0xffffff is multicast */
-#define SROCE_GSI_QPN		1
-
-/* Requester: unacknowledged packets in flight, and AckReq spacing. */
-#define SROCE_MAX_UNACKED_PSNS	512
-#define SROCE_ACK_EVERY		64
-/* Packets one pass of the engine handles per direction before yielding. */
-#define SROCE_BUDGET		64
-/* READ responses a NAK may send ahead of itself at once (recv.c) */
-#define SROCE_CATCH_UP_BUDGET	(4 * SROCE_BUDGET)
-/* Completions one pass of a flush posts (the SQ's and the RQ's each) */
-#define SROCE_FLUSH_BUDGET	256
-/* Passes the work item runs before it yields the CPU, and the doorbell */
-#define SROCE_WORK_PASSES	4
-#define SROCE_DOORBELL_PASSES	2
-/*
- * Received packets a QP's queue holds for its engine, and all the QPs of
- * a device together: a peer (or anyone, before the engine has checked
- * the packets) can fill them faster than the engine empties them.  The
- * QP's cap is twice the window a requester may have in flight.
- */
-#define SROCE_RX_QUEUE_MAX	(2 * SROCE_MAX_UNACKED_PSNS)
-#define SROCE_DEV_RX_QUEUE_MAX	16384
-/* Received packets up to this size (UDP header on) may be taken inline */
-#define SROCE_INLINE_RX_MAX	512
-/*
- * A QP that received fewer messages than this since it last sent one is
- * answering them one by one: the packet that ends the next is taken inline.
- */
-#define SROCE_PINGPONG_STREAK	2
-/* READ or atomic response packets a packet taken in inline may send */
-#define SROCE_INLINE_RESP_PKTS	1
-/* Payloads up to this size are copied into a packet rather than attached */
-#define SROCE_TX_COPY_MAX	256
-/*
- * A packet the local netdev's queue had no room for is sent again after
- * a pause, this long times the number of tries, up to SROCE_TX_FULL_TRIES
- * tries in a row (7 ms in all); after that the queue is taken for a lossy
- * wire (a veth whose peer is down drops everything) and the packet is
- * left to the retransmit timer.
- */
-#define SROCE_TX_FULL_PAUSE_US	50
-#define SROCE_TX_FULL_TRIES	16
-/*
- * An RC QP's responder and completer each hold up to this many packets
- * that arrive past a PSN gap, for up to this long, before they take the
- * gap for a loss (reorder.c): over a veth or lo a QP's packets sent from
- * two CPUs are often overtaken, not lost.
- */
-#define SROCE_REORDER_HOLD	32
-#define SROCE_REORDER_WAIT_US	4000
 
 /* qp->flags bits, set from any context */
 enum sroce_qp_flag {
@@ -109,50 +38,8 @@ enum sroce_qp_flag {
 	SROCE_QPF_FLUSH,	/* the QP entered ERR: flush everything */
 	SROCE_QPF_SQD_NOTIFY,	/* in SQD: report IB_EVENT_SQ_DRAINED once */
 	SROCE_QPF_TX_FULL,	/* the netdev's queue is full: pause sending */
-	SROCE_QPF_REORDER,	/* the reorder timer fired: a gap is a loss */
-};
-
-/* struct sroce_send_wqe::state */
-enum sroce_wqe_state {
-	SROCE_WQE_PENDING,	/* fetched, nothing sent yet */
-	SROCE_WQE_ACTIVE,	/* some packets sent */
-	SROCE_WQE_SENT,		/* every packet sent, waiting for the peer */
-	SROCE_WQE_DONE,		/* complete (status set), not yet retired */
-};
-
-/**
- * struct sroce_send_wqe - a send work request, in kernel memory
- * @wr: copy of the ring slot's work request (user rings are hostile: only
- *	this copy is ever validated and used)
- * @av: UD: the destination, resolved from the AH when fetched
- * @length: payload bytes, computed by the driver
- * @num_sge: entries in @sge
- * @is_inline: the payload is in @inline_data, not behind @sge
- * @state: see enum sroce_wqe_state
- * @status: completion status once DONE
- * @first_psn: PSN of the first packet (RC/UC)
- * @last_psn: PSN of the last packet; a READ consumes one PSN per
- *	response packet
- * @ssn: send sequence number
- * @rd_counted: a READ or atomic counted in req.rd_atomic
- * @sge: the gather list (or @inline_data), sized by the QP's limits
- */
-struct sroce_send_wqe {
-	struct rxe_send_wr wr;
-	struct sroce_av av;
-	u32 length;
-	u32 num_sge;
-	bool is_inline;
-	u8 state;
-	enum ib_wc_status status;
-	u32 first_psn;
-	u32 last_psn;
-	u32 ssn;
-	bool rd_counted;
-	union {
-		DECLARE_FLEX_ARRAY(struct ib_sge, sge);
-		DECLARE_FLEX_ARRAY(u8, inline_data);
-	};
+	SROCE_QPF_RESP_REORDER,	/* the responder's reorder timer fired */
+	SROCE_QPF_COMP_REORDER,	/* the completer's reorder timer fired */
 };
 
 /**
@@ -237,150 +124,6 @@ struct sroce_qp_attr {
 };
 
 /**
- * struct sroce_req - requester state (send side of RC/UC/UD)
- * @psn: next PSN to send
- * @next: index (in sq.wqe) of the WQE being sent or next to send
- * @offset: payload bytes of WQE @next already sent
- * @tail: index of the oldest WQE not yet retired
- * @started: one past the newest WQE ever started (a WQE that go-back-N
- *	made pending again may restart in SQD, a new one may not)
- * @rd_atomic: reads and atomics outstanding
- * @ssn: next send sequence number
- * @since_ackreq: packets sent since the last one with AckReq
- * @cur: where in WQE @next's gather list @offset is
- */
-struct sroce_req {
-	u32 psn;
-	u32 next;
-	u32 offset;
-	u32 tail;
-	u32 started;
-	u32 rd_atomic;
-	u32 ssn;
-	u32 since_ackreq;
-	struct sroce_sgl_cursor cur;
-};
-
-/**
- * struct sroce_comp - completer state (RC requester's receive side)
- * @psn: oldest PSN not yet acknowledged
- * @read_off: bytes of the READ at @psn's WQE already placed
- * @retry_left: retries left before IB_WC_RETRY_EXC_ERR
- * @rnr_left: RNR retries left before IB_WC_RNR_RETRY_EXC_ERR
- * @rnr_wait: sending stopped until the RNR timer fires
- * @seq_retry: a go-back-N for a sequence NAK is under way; until the
- *	peer makes progress, further sequence NAKs are not retried
- * @cur: where in that READ's scatter list @read_off is
- * @held: responses and ACKs past a gap, in PSN order, waiting for it
- */
-struct sroce_comp {
-	u32 psn;
-	u32 read_off;
-	struct sroce_sgl_cursor cur;
-	u8 retry_left;
-	u8 rnr_left;
-	bool rnr_wait;
-	bool seq_retry;
-	struct sk_buff_head held;
-};
-
-/* A responder resource: one READ or atomic the peer asked for. */
-enum sroce_res_type {
-	SROCE_RES_NONE,
-	SROCE_RES_READ,
-	SROCE_RES_ATOMIC,
-};
-
-/**
- * struct sroce_resp_res - a READ or atomic request we answered or are
- *	answering, kept so that duplicates can be answered again
- * @type: see enum sroce_res_type
- * @first_psn: PSN of the request (and of the first response)
- * @last_psn: PSN of the last response packet
- * @va: READ: remote address asked for
- * @rkey: READ: the key
- * @length: READ: bytes asked for
- * @psn: READ: next response PSN to send
- * @offset: READ: bytes sent so far
- * @atomic_orig: ATOMIC: the original value returned
- * @msn: MSN when the request was accepted, for its responses
- * @replay: answered in full once already, being answered again for a
- *	duplicate
- */
-struct sroce_resp_res {
-	u8 type;
-	bool replay;
-	u32 first_psn;
-	u32 last_psn;
-	u64 va;
-	u32 rkey;
-	u32 length;
-	u32 psn;
-	u32 offset;
-	u64 atomic_orig;
-	u32 msn;
-};
-
-/**
- * struct sroce_resp - responder state (receive side of requests)
- * @psn: next PSN expected
- * @msn: message sequence number of the last message completed
- * @nak_sent: a PSN sequence error NAK is out; don't send another until an
- *	in-order packet arrives
- * @last_op: opcode of the last accepted packet (to check FIRST/MIDDLE/LAST)
- * @in_msg: a multi-packet SEND or WRITE is in progress
- * @drop_msg: UC: discard until the next FIRST/ONLY (a packet was lost)
- * @have_wqe: @wqe holds the receive WQE the current SEND fills
- * @wqe: that receive WQE
- * @cur: where in @wqe the next payload goes
- * @recv_len: bytes received so far in the current SEND
- * @write_va: RDMA WRITE: where the next payload goes
- * @write_rkey: RDMA WRITE: its key
- * @write_left: RDMA WRITE: bytes still expected (from the RETH)
- * @ack_pending: an ACK is owed for @ack_psn
- * @ack_psn: the PSN to acknowledge
- * @nak_pending: a NAK waits for the responses queued before it
- * @nak_syndrome: its AETH syndrome
- * @nak_psn: its PSN
- * @fail_pending: the QP goes to error once that NAK is out, and takes
- *	no more requests meanwhile
- * @res: @nres responder resources, a ring (SROCE_MAX_RD_ATOM entries)
- * @nres: entries in @res
- * @res_head: next entry of @res to use
- * @res_send: index of the READ whose responses are being sent, or -1
- * @streaming: responses have left and more are to follow (the engine's;
- *	read locklessly for the QP's home CPU, qp.c)
- * @held: requests past a gap at @psn, in PSN order, waiting for it
- */
-struct sroce_resp {
-	u32 psn;
-	u32 msn;
-	bool nak_sent;
-	u8 last_op;
-	bool in_msg;
-	bool drop_msg;
-	bool have_wqe;
-	struct sroce_recv_wqe_copy wqe;
-	struct sroce_sgl_cursor cur;
-	u32 recv_len;
-	u64 write_va;
-	u32 write_rkey;
-	u32 write_left;
-	bool ack_pending;
-	u32 ack_psn;
-	bool nak_pending;
-	u8 nak_syndrome;
-	u32 nak_psn;
-	bool fail_pending;
-	struct sroce_resp_res *res;
-	u32 nres;
-	u32 res_head;
-	int res_send;
-	bool streaming;
-	struct sk_buff_head held;
-};
-
-/**
  * struct sroce_qp - a queue pair
  * @ibqp: the core's object; must stay first
  * @pd: its protection domain
@@ -389,14 +132,14 @@ struct sroce_resp {
  * @srq: shared receive queue, or NULL
  * @is_user: the rings are mapped by a user process
  * @sig_all: every send WQE generates a completion
- * @state_lock: protects @state (bh: the receive path reads it)
- * @state: IBTA QP state
+ * @state: IBTA QP state; written holding @engine_lock, read elsewhere
+ *	with sroce_qp_state()
  * @engine_lock: held by the engine while it runs, and by modify/destroy
  *	while they change what it uses
  * @engine_busy: @engine_lock is held; read locklessly by the receive path
- * @work: the engine, see the top of this file
+ * @work: the engine, see engine.h
  * @tx_work: the engine on @tx_cpu, for an RC QP's sending while it has
- *	packets in flight (qp.c, "A QP's home CPU")
+ *	packets in flight (engine.c, "A QP's home CPU")
  * @tx_cpu: the CPU the QP last sent requests or READ responses from, -1
  *	if never or on loopback
  * @flags: enum sroce_qp_flag bits
@@ -408,7 +151,8 @@ struct sroce_resp {
  *	(the engine's; the work item reads it for its pause)
  * @retrans_timer: local ACK timeout
  * @rnr_timer: RNR NAK wait
- * @reorder_timer: how long packets past a gap are held (reorder.c)
+ * @resp_reorder_timer: how long requests past a gap are held (reorder.c)
+ * @comp_reorder_timer: how long responses past a gap are held
  * @attr: attributes from modify_qp
  * @src_port: UDP source port of our packets (ECMP entropy per QP)
  * @sq: send queue
@@ -426,7 +170,6 @@ struct sroce_qp {
 	bool is_user;
 	bool sig_all;
 
-	spinlock_t state_lock;		/* @state */
 	enum ib_qp_state state;
 
 	spinlock_t engine_lock;		/* the engine; see above */
@@ -440,7 +183,8 @@ struct sroce_qp {
 	u8 tx_full_tries;
 	struct timer_list retrans_timer;
 	struct timer_list rnr_timer;
-	struct hrtimer reorder_timer;
+	struct hrtimer resp_reorder_timer;
+	struct hrtimer comp_reorder_timer;
 
 	struct sroce_qp_attr attr;
 	u16 src_port;
@@ -452,35 +196,6 @@ struct sroce_qp {
 	struct sroce_comp comp;
 	struct sroce_resp resp;
 };
-
-/**
- * struct sroce_skb_cb - what the receive path notes in skb->cb
- * @vlan_id: the VLAN the packet came in on
- * @has_vlan: @vlan_id is valid
- * @from_self: sent by this device to itself, never on a netdev
- * @psn: its PSN, while it is held past a gap (reorder.c)
- *
- * The netdev a packet arrived on may be gone by the time the QP's engine
- * looks at it, so skb->dev is replaced by the sroce device's own netdev
- * when queued, and what the engine needs from the original is kept here.
- */
-struct sroce_skb_cb {
-	u16 vlan_id;
-	bool has_vlan;
-	bool from_self;
-	u32 psn;
-};
-
-#define SROCE_SKB_CB(skb) ((struct sroce_skb_cb *)(skb)->cb)
-
-/*
- * The BTH of a received packet, behind its UDP header; sroce_net_rcv()
- * pulls both into the linear part before it looks or queues.
- */
-static inline const struct sroce_bth *sroce_skb_bth(const struct sk_buff *skb)
-{
-	return (const struct sroce_bth *)(skb->data + sizeof(struct udphdr));
-}
 
 static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
 {
@@ -503,6 +218,12 @@ static inline enum ib_qp_state sroce_qp_state(const struct sroce_qp *qp)
 	return READ_ONCE(qp->state);
 }
 
+/* RC: requests were sent that the peer has not acknowledged. */
+static inline bool sroce_req_outstanding(const struct sroce_qp *qp)
+{
+	return sroce_psn_cmp(qp->comp.psn, qp->req.psn) < 0;
+}
+
 /* The states in which a QP takes packets in. */
 static inline bool sroce_qp_can_receive(const struct sroce_qp *qp)
 {
@@ -513,14 +234,9 @@ static inline bool sroce_qp_can_receive(const struct sroce_qp *qp)
 }
 
 /* qp.c */
-int sroce_qp_wq_init(void);
-void sroce_qp_wq_exit(void);
-void sroce_qp_kick(struct sroce_qp *qp);
-void sroce_qp_run(struct sroce_qp *qp);
 void sroce_qp_error(struct sroce_qp *qp);
 void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type);
 struct sroce_qp *sroce_qp_lookup_rcu(struct sroce_dev *sdev, u32 qpn);
-void sroce_qp_rx_deliver(struct sroce_qp *qp, struct sk_buff *skb);
 int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata);
 int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
@@ -528,75 +244,5 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_qp_init_attr *init);
 int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
-
-/*
- * skb.c and net.c: packets out.  sroce_tx_alloc() returns an empty skb
- * with room for @len bytes in its linear part, plus the headers below
- * and the trailer after; the caller skb_put()s the BTH, extension headers
- * and a small payload there, or attaches a larger payload as frags
- * (sroce_tx_add_page(), sroce_tx_put_frag(), or the MR helpers in mr.h).
- * Then sroce_tx() adds the pad, UDP/IP and the ICRC, and sends or loops
- * the packet back.  sroce_tx() always consumes the skb; it returns
- * -ENOBUFS when the local netdev's queue was full, having set
- * SROCE_QPF_TX_FULL: the packet did not leave, and the caller should put
- * its state back so that the engine sends it again after a pause.
- *
- * Packets in: the engine hands sroce_resp_rcv()/sroce_comp_rcv() a packet
- * whose ICRC is checked and whose headers are decoded in @pkt; skb->data
- * is at the BTH and the payload is at offset pkt->hdr_len (maybe in
- * frags: copy with skb_copy_bits() or sroce_sgl_copy_skb()), the IP
- * header at skb_network_header().  The skb stays the caller's.
- */
-struct sk_buff *sroce_tx_alloc(struct sroce_qp *qp, unsigned int len);
-bool sroce_tx_add_page(struct sk_buff *skb, struct page *page,
-		       unsigned int off, unsigned int len);
-void *sroce_tx_put_frag(struct sk_buff *skb, unsigned int len);
-__le32 *sroce_tx_put_trailer(struct sk_buff *skb);
-void sroce_skb_exit(void);
-int sroce_tx(struct sroce_qp *qp, const struct sroce_av *av,
-	     struct sk_buff *skb);
-void sroce_rx_process(struct sroce_qp *qp, struct sk_buff *skb);
-
-/* verbs.c: posting */
-int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		    const struct ib_send_wr **bad_wr);
-int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		    const struct ib_recv_wr **bad_wr);
-
-/* send.c: requester and completer */
-int sroce_req_send(struct sroce_qp *qp, int budget);
-void sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
-		    struct sk_buff *skb);
-void sroce_comp_timeout(struct sroce_qp *qp);
-void sroce_comp_rnr_expired(struct sroce_qp *qp);
-bool sroce_sq_flush(struct sroce_qp *qp);
-void sroce_send_init(struct sroce_qp *qp);
-bool sroce_sq_drained(const struct sroce_qp *qp);
-
-/* recv.c: responder */
-void sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
-		    struct sk_buff *skb);
-void sroce_resp_send_ack(struct sroce_qp *qp);
-int sroce_resp_send_reads(struct sroce_qp *qp, int budget);
-bool sroce_rq_flush(struct sroce_qp *qp);
-int sroce_resp_init(struct sroce_qp *qp);
-void sroce_resp_reset(struct sroce_qp *qp);
-void sroce_resp_reorder_expired(struct sroce_qp *qp);
-void sroce_comp_reorder_expired(struct sroce_qp *qp);
-
-/* reorder.c: packets past a gap, held for a moment in case it fills */
-enum sroce_held_result {
-	SROCE_HELD_ADDED,
-	SROCE_HELD_COPY,
-	SROCE_HELD_FULL,
-};
-
-enum sroce_held_result sroce_held_insert(struct sk_buff_head *held, u32 psn,
-					 struct sk_buff *skb, unsigned int max);
-bool sroce_reorder_hold(struct sroce_qp *qp, struct sk_buff_head *held,
-			u32 psn, struct sk_buff *skb);
-void sroce_reorder_arm(struct sroce_qp *qp);
-enum hrtimer_restart sroce_reorder_timer_fn(struct hrtimer *t);
-void sroce_resp_cleanup(struct sroce_qp *qp);
 
 #endif /* SROCE_QP_H */

@@ -22,11 +22,21 @@
  * Everything here runs in the QP's engine.
  */
 #include <kunit/visibility.h>
-#include <linux/hrtimer.h>
 #include <linux/skbuff.h>
 
 #include "sroce.h"
 #include "qp.h"
+#include "reorder.h"
+#include "rx.h"
+#include "timers.h"
+
+/*
+ * An RC QP's responder and completer each hold up to this many packets
+ * that arrive past a PSN gap, for a while (timers.c), before they take
+ * the gap for a loss: over a veth or lo a QP's packets sent from two CPUs
+ * are often overtaken, not lost.
+ */
+#define SROCE_REORDER_HOLD	32
 
 /**
  * sroce_held_insert - add @skb to @held in PSN order
@@ -60,14 +70,6 @@ enum sroce_held_result sroce_held_insert(struct sk_buff_head *held, u32 psn,
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_held_insert);
 
-/* (Re)start the wait for the gap before what is held. */
-void sroce_reorder_arm(struct sroce_qp *qp)
-{
-	hrtimer_start(&qp->reorder_timer,
-		      ns_to_ktime(SROCE_REORDER_WAIT_US * NSEC_PER_USEC),
-		      HRTIMER_MODE_REL);
-}
-
 /**
  * sroce_reorder_hold - hold a packet that arrived past a gap
  * @qp: the QP
@@ -86,23 +88,10 @@ bool sroce_reorder_hold(struct sroce_qp *qp, struct sk_buff_head *held,
 	case SROCE_HELD_ADDED:
 		sroce_count(sroce_qp_dev(qp), SROCE_CNT_REORDER_HELD);
 		if (skb_queue_len(held) == 1)
-			sroce_reorder_arm(qp);
+			sroce_timers_held(qp, held);
 		break;
 	case SROCE_HELD_COPY:
 		break;
 	}
 	return true;
-}
-
-/*
- * The reorder timer: the engine decides whether a gap is still open.  An
- * hrtimer, as the wait is shorter than a jiffy may be.
- */
-enum hrtimer_restart sroce_reorder_timer_fn(struct hrtimer *t)
-{
-	struct sroce_qp *qp = container_of(t, struct sroce_qp, reorder_timer);
-
-	set_bit(SROCE_QPF_REORDER, &qp->flags);
-	sroce_qp_kick(qp);
-	return HRTIMER_NORESTART;
 }

@@ -101,9 +101,6 @@ void sroce_dev_unlink(struct sroce_dev *sdev);
 /* device.c: ib_device creation and the device/port verbs */
 int sroce_dev_add(const char *name, struct net_device *ndev);
 
-/* net.c: the receive path's entry */
-int sroce_net_rcv(struct sk_buff *skb);
-
 /* netdev.c: following the netdev */
 bool sroce_port_is_active(const struct sroce_dev *sdev);
 void sroce_port_update(struct sroce_dev *sdev);

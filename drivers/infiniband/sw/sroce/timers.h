@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * sroce: the values of the RC transport timers, as pure functions (they
- * are unit tested in tests/timer_kunit.c).
+ * The QP timers (timers.c), and the values of the RC transport timers as
+ * pure functions (they are unit tested in tests/timer_kunit.c).
  *
  * The local ACK timeout of a QP is a 5-bit code n: the requester waits
  * 4.096 us * 2^n for an acknowledgment (n = 0 means forever; callers do
  * not arm the timer then).  The RNR NAK timer is a 5-bit code as well,
  * looked up in the IBTA table (enum ib_rnr_timeout); code 0 is the
  * longest, 655.36 ms.
+ *
+ * And the hooks of timers.c, where every timer of a QP is armed and
+ * stopped.
  */
 #ifndef SROCE_TIMERS_H
 #define SROCE_TIMERS_H
@@ -15,6 +18,18 @@
 #include <linux/jiffies.h>
 #include <linux/minmax.h>
 #include <linux/types.h>
+
+struct sk_buff_head;
+struct sroce_qp;
+
+void sroce_timers_init(struct sroce_qp *qp);
+void sroce_timers_stop(struct sroce_qp *qp);
+void sroce_timers_sent(struct sroce_qp *qp);
+void sroce_timers_progress(struct sroce_qp *qp);
+void sroce_timers_nomem(struct sroce_qp *qp);
+void sroce_timers_rnr(struct sroce_qp *qp, u8 code);
+void sroce_timers_flush(struct sroce_qp *qp);
+void sroce_timers_held(struct sroce_qp *qp, struct sk_buff_head *held);
 
 /**
  * sroce_ack_timeout_ns() - the local ACK timeout in nanoseconds

@@ -16,6 +16,7 @@
 #include <net/udp_tunnel.h>
 
 #include "sroce.h"
+#include "rx.h"
 
 struct sroce_net {
 	struct socket *sock4;
@@ -30,7 +31,7 @@ static unsigned int sroce_net_id __read_mostly;
  */
 static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
-	return sroce_net_rcv(skb);
+	return sroce_rx_rcv(skb);
 }
 
 /* The socket packets to @net's peers are sent from, or NULL. */

@@ -8,7 +8,9 @@
 #include <rdma/ib_verbs.h>
 
 #include "sroce.h"
+#include "engine.h"
 #include "qp.h"
+#include "verbs.h"
 
 /* The gather list, or the data itself for an inline send. */
 static int sroce_post_data(struct sroce_qp *qp, const struct ib_send_wr *wr,

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * KUnit suite for MR bounds and lookups (mr.h, mr.c), without a device:
- * the suite fills a key table of its own with hand-made MRs over kernel
- * memory (DMA MRs, whose addresses are kernel addresses, and fast-reg
- * MRs made of pages) and calls the data path's entry points on them.
+ * KUnit suite for MR bounds, lookups and copies (mr.c, mem.c), without
+ * a device: the suite fills a key table of its own with hand-made MRs
+ * over kernel memory (DMA MRs, whose addresses are kernel addresses, and
+ * fast-reg MRs made of pages) and calls the data path's entry points on
+ * them.
  *
  * What it proves:
  *  - sroce_range_ok() is exact at the edges: zero length (also just past
@@ -12,8 +13,8 @@
  *  - a lookup checks key, validity, PD, rights and range, with the
  *    documented errno for each, and takes a reference only on success;
  *  - copies stay inside the MR, cross page (block) boundaries of a
- *    fast-reg MR correctly, continue a CRC over exactly the bytes copied,
- *    and a fast-reg MR whose block list is shorter than its length fails
+ *    fast-reg MR correctly, and a fast-reg MR whose block list is
+ *    shorter than its length fails
  *    instead of reading past the list;
  *  - atomics check alignment and range, and compute the right values;
  *  - SGE lists: copies and cursor advances across several SGEs, empty
@@ -24,7 +25,6 @@
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
-#include <linux/crc32.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
@@ -32,6 +32,7 @@
 #include <linux/slab.h>
 
 #include "../sroce.h"
+#include "../mem.h"
 #include "../mr.h"
 
 /* ---------------------------------------------------- range checks */
@@ -313,42 +314,37 @@ static void mr_lookup_test(struct kunit *test)
 
 /* ---------------------------------------------------------- copies */
 
-/* Copies in a DMA MR: in range only, with the CRC continued. */
+/* Copies in a DMA MR: in range only. */
 static void mr_copy_test(struct kunit *test)
 {
 	struct mr_env *env = test->priv;
 	struct sroce_mr *mr = mr_add_buf(test, 3, IB_ACCESS_LOCAL_WRITE);
 	u8 data[64], back[64];
-	u32 crc = ~0, want;
 	unsigned int i;
 
 	for (i = 0; i < sizeof(data); i++)
 		data[i] = i ^ 0xa5;
 	KUNIT_EXPECT_EQ(test, sroce_mr_copy(mr, mr->iova + SZ_4K - 64, data, 64,
-					    SROCE_TO_MR, &crc), 0);
+					    SROCE_TO_MR), 0);
 	KUNIT_EXPECT_MEMEQ(test, env->buf + SZ_4K - 64, data, 64);
-	want = crc32_le(~0, data, 64);
-	KUNIT_EXPECT_EQ(test, crc, want);
 
 	memset(back, 0, sizeof(back));
 	KUNIT_EXPECT_EQ(test, sroce_mr_copy(mr, mr->iova + SZ_4K - 64, back, 64,
-					    SROCE_FROM_MR, NULL), 0);
+					    SROCE_FROM_MR), 0);
 	KUNIT_EXPECT_MEMEQ(test, back, data, 64);
 
 	/* one past the end, before the start, wrapping: nothing copied */
 	memset(env->buf, 0, SZ_4K);
 	KUNIT_EXPECT_EQ(test, sroce_mr_copy(mr, mr->iova + SZ_4K - 63, data, 64,
-					    SROCE_TO_MR, NULL), -ERANGE);
+					    SROCE_TO_MR), -ERANGE);
 	KUNIT_EXPECT_EQ(test, sroce_mr_copy(mr, mr->iova - 1, data, 2,
-					    SROCE_TO_MR, NULL), -ERANGE);
+					    SROCE_TO_MR), -ERANGE);
 	KUNIT_EXPECT_EQ(test, sroce_mr_copy(mr, U64_MAX, data, 2,
-					    SROCE_TO_MR, NULL), -ERANGE);
+					    SROCE_TO_MR), -ERANGE);
 	KUNIT_EXPECT_NULL(test, memchr_inv(env->buf, 0, SZ_4K));
 	/* zero bytes at the very end */
-	crc = 1;
 	KUNIT_EXPECT_EQ(test, sroce_mr_copy(mr, mr->iova + SZ_4K, data, 0,
-					    SROCE_TO_MR, &crc), 0);
-	KUNIT_EXPECT_EQ(test, crc, 1);
+					    SROCE_TO_MR), 0);
 }
 
 /*
@@ -380,30 +376,29 @@ static void mr_copy_skb_page_test(struct kunit *test)
 
 	/* the first page, the second page, one off the page boundary */
 	KUNIT_EXPECT_EQ(test, sroce_mr_copy_skb(mr, mr->iova, skb, 40,
-						PAGE_SIZE, SROCE_TO_MR, NULL),
+						PAGE_SIZE, SROCE_TO_MR),
 			0);
 	KUNIT_EXPECT_MEMEQ(test, dst, from, PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, sroce_mr_copy_skb(mr, mr->iova, skb,
 						40 + PAGE_SIZE, PAGE_SIZE,
-						SROCE_TO_MR, NULL), 0);
+						SROCE_TO_MR), 0);
 	KUNIT_EXPECT_MEMEQ(test, dst, from + PAGE_SIZE, PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, sroce_mr_copy_skb(mr, mr->iova, skb, 41,
-						PAGE_SIZE, SROCE_TO_MR, NULL),
+						PAGE_SIZE, SROCE_TO_MR),
 			0);
 	KUNIT_EXPECT_MEMEQ(test, dst, from + 1, PAGE_SIZE);
 	/* headers and payload together; into the middle of the MR page */
 	KUNIT_EXPECT_EQ(test, sroce_mr_copy_skb(mr, mr->iova, skb, 0,
-						PAGE_SIZE, SROCE_TO_MR, NULL),
+						PAGE_SIZE, SROCE_TO_MR),
 			0);
 	KUNIT_EXPECT_MEMEQ(test, dst + 40, from, PAGE_SIZE - 40);
 	KUNIT_EXPECT_EQ(test, sroce_mr_copy_skb(mr, mr->iova + 8, skb, 40,
-						PAGE_SIZE - 8, SROCE_TO_MR,
-						NULL), 0);
+						PAGE_SIZE - 8, SROCE_TO_MR), 0);
 	KUNIT_EXPECT_MEMEQ(test, dst + 8, from, PAGE_SIZE - 8);
 	/* past the end of the skb: nothing read beyond it */
 	KUNIT_EXPECT_EQ(test, sroce_mr_copy_skb(mr, mr->iova, skb,
 						41 + PAGE_SIZE, PAGE_SIZE,
-						SROCE_TO_MR, NULL), -EFAULT);
+						SROCE_TO_MR), -EFAULT);
 	kfree_skb(skb);
 }
 
@@ -433,43 +428,42 @@ static void mr_fast_reg_copy_test(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(offs); i++) {
 		for (j = 0; j < ARRAY_SIZE(lens); j++) {
 			u64 iova = b1 + offs[i];
-			u32 len = lens[j], crc = 0;
+			u32 len = lens[j];
 
 			KUNIT_ASSERT_EQ(test, sroce_mr_copy(mr, iova, data, len,
-							    SROCE_TO_MR, &crc),
+							    SROCE_TO_MR),
 					0);
 			for (k = 0; k < len; k++)
 				KUNIT_EXPECT_EQ(test, *mr_fr_byte(test, iova + k),
 						data[k]);
-			KUNIT_EXPECT_EQ(test, crc, crc32_le(0, data, len));
 			memset(back, 0, len);
 			KUNIT_EXPECT_EQ(test, sroce_mr_copy(mr, iova, back, len,
-							    SROCE_FROM_MR, NULL),
+							    SROCE_FROM_MR),
 					0);
 			KUNIT_EXPECT_MEMEQ(test, back, data, len);
 		}
 	}
 	/* across both boundaries at once, a page and more */
 	KUNIT_EXPECT_EQ(test, sroce_mr_copy(mr, b1 - 10, data, PAGE_SIZE + 20,
-					    SROCE_TO_MR, NULL), 0);
+					    SROCE_TO_MR), 0);
 	KUNIT_EXPECT_EQ(test, *mr_fr_byte(test, b2 + 9), data[PAGE_SIZE + 19]);
 	/* the whole MR, and one byte more */
 	KUNIT_EXPECT_EQ(test, sroce_mr_copy(mr, MR_FR_IOVA, data, 2 * PAGE_SIZE,
-					    SROCE_TO_MR, NULL), 0);
-	KUNIT_EXPECT_EQ(test, sroce_mr_copy(mr, end - 1, data, 1, SROCE_TO_MR,
-					    NULL), 0);
+					    SROCE_TO_MR), 0);
+	KUNIT_EXPECT_EQ(test, sroce_mr_copy(mr, end - 1, data, 1,
+					    SROCE_TO_MR), 0);
 	KUNIT_EXPECT_EQ(test, *mr_fr_byte(test, end - 1), data[0]);
-	KUNIT_EXPECT_EQ(test, sroce_mr_copy(mr, end - 1, data, 2, SROCE_TO_MR,
-					    NULL), -ERANGE);
+	KUNIT_EXPECT_EQ(test, sroce_mr_copy(mr, end - 1, data, 2,
+					    SROCE_TO_MR), -ERANGE);
 	KUNIT_EXPECT_EQ(test, sroce_mr_copy(mr, MR_FR_IOVA - 1, data, 1,
-					    SROCE_TO_MR, NULL), -ERANGE);
+					    SROCE_TO_MR), -ERANGE);
 
 	/* an owner that remapped fewer blocks than the length needs */
 	mr->nblocks = 1;
-	KUNIT_EXPECT_EQ(test, sroce_mr_copy(mr, b2, data, 1, SROCE_TO_MR, NULL),
+	KUNIT_EXPECT_EQ(test, sroce_mr_copy(mr, b2, data, 1, SROCE_TO_MR),
 			-EFAULT);
-	KUNIT_EXPECT_EQ(test, sroce_mr_copy(mr, b1 - 1, data, 2, SROCE_TO_MR,
-					    NULL), -EFAULT);
+	KUNIT_EXPECT_EQ(test, sroce_mr_copy(mr, b1 - 1, data, 2,
+					    SROCE_TO_MR), -EFAULT);
 	mr->nblocks = MR_NPAGES;
 }
 
@@ -528,65 +522,63 @@ static void mr_sgl_copy_test(struct kunit *test)
 	};
 	struct sroce_sgl_cursor cur = {};
 	u8 data[20], back[20];
-	u32 crc = ~0;
 	unsigned int i;
 
 	for (i = 0; i < sizeof(data); i++)
 		data[i] = 0x40 + i;
 	/* 3 bytes, then 10 (crossing into the third SGE), then 7 */
 	KUNIT_EXPECT_EQ(test, sroce_sgl_copy(env->sdev, env->pd, sgl, 4, &cur,
-					     data, 3, SROCE_TO_MR, &crc), 0);
+					     data, 3, SROCE_TO_MR), 0);
 	KUNIT_EXPECT_EQ(test, cur.sge, 0);
 	KUNIT_EXPECT_EQ(test, cur.off, 3);
 	KUNIT_EXPECT_EQ(test, sroce_sgl_copy(env->sdev, env->pd, sgl, 4, &cur,
-					     data + 3, 10, SROCE_TO_MR, &crc),
+					     data + 3, 10, SROCE_TO_MR),
 			0);
 	KUNIT_EXPECT_EQ(test, cur.sge, 2);
 	KUNIT_EXPECT_EQ(test, cur.off, 8);
 	KUNIT_EXPECT_EQ(test, sroce_sgl_copy(env->sdev, env->pd, sgl, 4, &cur,
-					     data + 13, 7, SROCE_TO_MR, &crc),
+					     data + 13, 7, SROCE_TO_MR),
 			0);
 	KUNIT_EXPECT_EQ(test, cur.sge, 3);
 	KUNIT_EXPECT_EQ(test, cur.off, 4);
-	KUNIT_EXPECT_EQ(test, crc, crc32_le(~0, data, 20));
 	KUNIT_EXPECT_MEMEQ(test, env->buf + 100, data, 5);
 	KUNIT_EXPECT_MEMEQ(test, env->buf + 300, data + 5, 11);
 	KUNIT_EXPECT_MEMEQ(test, env->buf + 400, data + 16, 4);
 	/* nothing left */
 	KUNIT_EXPECT_EQ(test, sroce_sgl_copy(env->sdev, env->pd, sgl, 4, &cur,
-					     data, 1, SROCE_TO_MR, NULL),
+					     data, 1, SROCE_TO_MR),
 			-ENOSPC);
 	/* zero bytes at the end are fine */
 	KUNIT_EXPECT_EQ(test, sroce_sgl_copy(env->sdev, env->pd, sgl, 4, &cur,
-					     data, 0, SROCE_TO_MR, NULL), 0);
+					     data, 0, SROCE_TO_MR), 0);
 
 	/* back out in one go */
 	memset(&cur, 0, sizeof(cur));
 	memset(back, 0, sizeof(back));
 	KUNIT_EXPECT_EQ(test, sroce_sgl_copy(env->sdev, env->pd, sgl, 4, &cur,
-					     back, 20, SROCE_FROM_MR, NULL), 0);
+					     back, 20, SROCE_FROM_MR), 0);
 	KUNIT_EXPECT_MEMEQ(test, back, data, 20);
 	/* 21 bytes do not fit */
 	memset(&cur, 0, sizeof(cur));
 	KUNIT_EXPECT_EQ(test, sroce_sgl_copy(env->sdev, env->pd, sgl, 4, &cur,
-					     back, 21, SROCE_FROM_MR, NULL),
+					     back, 21, SROCE_FROM_MR),
 			-ENOSPC);
 
 	/* a bad lkey, another PD, an SGE past the MR */
 	memset(&cur, 0, sizeof(cur));
 	sgl[0].lkey ^= 1;
 	KUNIT_EXPECT_EQ(test, sroce_sgl_copy(env->sdev, env->pd, sgl, 4, &cur,
-					     back, 1, SROCE_FROM_MR, NULL),
+					     back, 1, SROCE_FROM_MR),
 			-ENOKEY);
 	sgl[0].lkey ^= 1;
 	memset(&cur, 0, sizeof(cur));
 	KUNIT_EXPECT_EQ(test, sroce_sgl_copy(env->sdev, env->other_pd, sgl, 4,
-					     &cur, back, 1, SROCE_FROM_MR, NULL),
+					     &cur, back, 1, SROCE_FROM_MR),
 			-EPERM);
 	memset(&cur, 0, sizeof(cur));
 	sgl[0].addr = mr->iova + SZ_4K - 2;
 	KUNIT_EXPECT_EQ(test, sroce_sgl_copy(env->sdev, env->pd, sgl, 4, &cur,
-					     back, 5, SROCE_FROM_MR, NULL),
+					     back, 5, SROCE_FROM_MR),
 			-ERANGE);
 	KUNIT_EXPECT_EQ(test, refcount_read(&mr->ref), 1);
 }
@@ -601,11 +593,11 @@ static void mr_sgl_access_test(struct kunit *test)
 	u8 data[8] = {};
 
 	KUNIT_EXPECT_EQ(test, sroce_sgl_copy(env->sdev, env->pd, &sge, 1, &cur,
-					     data, 8, SROCE_TO_MR, NULL),
+					     data, 8, SROCE_TO_MR),
 			-EACCES);
 	memset(&cur, 0, sizeof(cur));
 	KUNIT_EXPECT_EQ(test, sroce_sgl_copy(env->sdev, env->pd, &sge, 1, &cur,
-					     data, 8, SROCE_FROM_MR, NULL), 0);
+					     data, 8, SROCE_FROM_MR), 0);
 }
 
 /* Advancing a cursor: across SGEs, over empty ones, to the exact end. */
@@ -745,8 +737,7 @@ static void mr_fast_reg_access_test(struct kunit *test)
 	mr->map_nblocks = MR_NPAGES;
 	mr->map_shift = PAGE_SHIFT;
 	mr->map_first_off = 0;
-	err = sroce_mr_copy(got, MR_FR_IOVA, (void *)data, 8, SROCE_TO_MR,
-			    NULL);
+	err = sroce_mr_copy(got, MR_FR_IOVA, (void *)data, 8, SROCE_TO_MR);
 	/* the invalidation starts on the other CPU; 50 ms to get through */
 	complete(&ctx.go);
 	mdelay(50);
@@ -771,8 +762,7 @@ static void mr_fast_reg_access_test(struct kunit *test)
 	got = sroce_mr_lookup(env->sdev, env->pd, mr->key, true,
 			      IB_ACCESS_REMOTE_WRITE, MR_FR_IOVA, 8, &err);
 	KUNIT_ASSERT_PTR_EQ(test, got, mr);
-	err = sroce_mr_copy(got, MR_FR_IOVA, (void *)data, 8, SROCE_TO_MR,
-			    NULL);
+	err = sroce_mr_copy(got, MR_FR_IOVA, (void *)data, 8, SROCE_TO_MR);
 	sroce_mr_put(got);
 	KUNIT_EXPECT_EQ(test, err, 0);
 	KUNIT_EXPECT_MEMEQ(test, page_address(other), data, 8);

@@ -15,6 +15,8 @@
 
 #include "../sroce.h"
 #include "../qp.h"
+#include "../reorder.h"
+#include "../rx.h"
 
 /* An empty packet for the list; the caller frees it. */
 static struct sk_buff *reorder_skb(struct kunit *test)

@@ -1,5 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
+ * Packets out: the one place a packet leaves.  The requester, the
+ * responder and the completer build a packet's transport headers and
+ * payload in a buffer from sroce_tx_alloc() and hand it to sroce_tx(),
+ * which adds the UDP/IP encapsulation and the ICRC, finds the route to
+ * the peer in the netdev's namespace and sends it, or loops it back to
+ * the receive path (rx.c) when the peer is one of our own GIDs.  Nothing
+ * else in the driver touches the IP layer.
+ *
  * Transmit buffers.
  *
  * A packet's linear part holds its headers and, for a small payload, the
@@ -24,13 +32,27 @@
  * which IBTA leaves undefined; the ICRC then fails and the packet is
  * resent.  SKBFL_SHARED_FRAG tells the stack so.
  */
+#include <linux/if_vlan.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/mm.h>
 #include <linux/net.h>
 #include <linux/skbuff.h>
+#include <linux/udp.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
+#include <net/ipv6_stubs.h>
+#include <net/route.h>
+#include <net/udp.h>
+#include <rdma/ib_cache.h>
 
 #include "sroce.h"
 #include "qp.h"
+#include "rx.h"
+#include "tx.h"
 
+#define SROCE_DEFAULT_HOP_LIMIT	64
 #define SROCE_ENCAP_LEN		(sizeof(struct ipv6hdr) + sizeof(struct udphdr))
 /* Pad (0..3) and ICRC, after the payload. */
 #define SROCE_TRAILER_MAX	(3 + SROCE_ICRC_LEN)
@@ -122,12 +144,12 @@ out:
 }
 
 /**
- * sroce_skb_exit - give back the pages of every CPU's cache
+ * sroce_tx_exit - give back the pages of every CPU's cache
  *
  * At module exit, when nothing sends any more.  Buffers still in flight
  * keep their pages until they are freed.
  */
-void sroce_skb_exit(void)
+void sroce_tx_exit(void)
 {
 	unsigned int cpu, i;
 
@@ -256,7 +278,7 @@ void *sroce_tx_put_frag(struct sk_buff *skb, unsigned int len)
  *
  * Return: where the ICRC goes, or NULL without memory.
  */
-__le32 *sroce_tx_put_trailer(struct sk_buff *skb)
+static __le32 *sroce_tx_put_trailer(struct sk_buff *skb)
 {
 	unsigned int pad = -skb->len & 3;
 	u8 *t;
@@ -269,4 +291,201 @@ __le32 *sroce_tx_put_trailer(struct sk_buff *skb)
 		return NULL;
 	memset(t, 0, pad);
 	return (__le32 *)(t + pad);
+}
+
+/* ------------------------------------------ encapsulation and route */
+
+static bool sroce_av_is_ipv4(const struct sroce_av *av)
+{
+	return av->network_type == RDMA_NETWORK_IPV4;
+}
+
+static void sroce_push_udp(struct sk_buff *skb, u16 sport)
+{
+	struct udphdr *uh;
+
+	uh = skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh->source = htons(sport);
+	uh->dest = htons(SROCE_UDP_PORT);
+	/* The packet ends with the pad and the ICRC already. */
+	uh->len = htons(skb->len);
+	/* RoCEv2 sends no UDP checksum; the ICRC protects the packet. */
+	uh->check = 0;
+}
+
+static void sroce_push_ipv4(struct net *net, struct sk_buff *skb,
+			    const struct sroce_av *av)
+{
+	struct iphdr *iph;
+
+	iph = skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph->version = 4;
+	iph->ihl = sizeof(*iph) >> 2;
+	iph->tos = av->tclass;
+	iph->tot_len = htons(skb->len);
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = av->hop_limit ?: SROCE_DEFAULT_HOP_LIMIT;
+	iph->protocol = IPPROTO_UDP;
+	iph->saddr = av->saddr.s6_addr32[3];
+	iph->daddr = av->daddr.s6_addr32[3];
+	__ip_select_ident(net, iph, 1);
+	iph->check = 0;
+	iph->check = ip_fast_csum(iph, iph->ihl);
+	skb->protocol = htons(ETH_P_IP);
+}
+
+static void sroce_push_ipv6(struct sk_buff *skb, const struct sroce_av *av)
+{
+	struct ipv6hdr *ip6h;
+
+	ip6h = skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	/* The flow label is 20 bits; the AV came from a user. */
+	ip6_flow_hdr(ip6h, av->tclass,
+		     cpu_to_be32(av->flow_label) & IPV6_FLOWLABEL_MASK);
+	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = av->hop_limit ?: SROCE_DEFAULT_HOP_LIMIT;
+	ip6h->saddr = av->saddr;
+	ip6h->daddr = av->daddr;
+	skb->protocol = htons(ETH_P_IPV6);
+}
+
+static struct dst_entry *sroce_route4(struct net *net,
+				      const struct sroce_av *av)
+{
+	struct flowi4 fl4 = {
+		.flowi4_oif = av->ifindex,
+		.flowi4_proto = IPPROTO_UDP,
+		.daddr = av->daddr.s6_addr32[3],
+		.saddr = av->saddr.s6_addr32[3],
+	};
+	struct rtable *rt;
+
+	rt = ip_route_output_key(net, &fl4);
+	return IS_ERR(rt) ? ERR_CAST(rt) : &rt->dst;
+}
+
+static struct dst_entry *sroce_route6(struct net *net, struct sock *sk,
+				      const struct sroce_av *av)
+{
+	struct flowi6 fl6 = {
+		.flowi6_oif = av->ifindex,
+		.flowi6_proto = IPPROTO_UDP,
+		.daddr = av->daddr,
+		.saddr = av->saddr,
+	};
+
+	return ipv6_stub->ipv6_dst_lookup_flow(net, sk, &fl6, NULL);
+}
+
+/* The ICRC, over the packet from its IP header to the pad. */
+static int sroce_set_icrc(struct sk_buff *skb, __le32 *slot)
+{
+	unsigned int len = skb->len - SROCE_ICRC_LEN;
+	__le32 icrc;
+	int err;
+
+	if (skb_is_nonlinear(skb))
+		err = sroce_icrc_skb(skb, 0, len, &icrc);
+	else
+		err = sroce_icrc_buf(skb->data, len, &icrc);
+	if (!err)
+		put_unaligned(icrc, slot);
+	return err;
+}
+
+/*
+ * A packet to one of our own GIDs skips the IP stack: it goes straight to
+ * the receive path as if it had come in on the netdev.
+ */
+static void sroce_loopback(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	skb->dev = sdev->ndev;
+	skb->pkt_type = PACKET_HOST;
+	skb_pull(skb, skb_transport_offset(skb));
+	sroce_rx_loopback(skb);
+}
+
+/* Connected QPs have one flow each; datagrams hash their own. */
+static u16 sroce_tx_sport(const struct sroce_qp *qp, const struct sroce_av *av)
+{
+	if (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC)
+		return qp->src_port;
+	return rdma_get_udp_sport(av->flow_label, qp->ibqp.qp_num, 0);
+}
+
+/*
+ * The netdev (or its qdisc) dropped the packet for want of room: a veth
+ * whose peer's backlog is full, a NIC's full ring.  The packet is as good
+ * as lost, but unlike a loss on the wire we know it now, so the engine
+ * pauses and sends it again, rather than sending on into the full queue
+ * and losing a window's worth to go-back-N.
+ */
+static int sroce_tx_queue_full(struct sroce_qp *qp)
+{
+	sroce_count(sroce_qp_dev(qp), SROCE_CNT_TX_QUEUE_FULL);
+	if (qp->tx_full_tries >= SROCE_TX_FULL_TRIES)
+		return 0;
+	qp->tx_full_tries++;
+	set_bit(SROCE_QPF_TX_FULL, &qp->flags);
+	return -ENOBUFS;
+}
+
+int sroce_tx(struct sroce_qp *qp, const struct sroce_av *av,
+	     struct sk_buff *skb)
+{
+	struct sroce_dev *sdev = sroce_qp_dev(qp);
+	struct net *net = dev_net(sdev->ndev);
+	bool ipv4 = sroce_av_is_ipv4(av);
+	struct dst_entry *dst;
+	__le32 *icrc;
+	struct sock *sk;
+	int err;
+
+	icrc = sroce_tx_put_trailer(skb);
+	if (!icrc)
+		goto drop;
+	sroce_push_udp(skb, sroce_tx_sport(qp, av));
+	if (ipv4)
+		sroce_push_ipv4(net, skb, av);
+	else
+		sroce_push_ipv6(skb, av);
+	skb->ip_summed = CHECKSUM_NONE;
+	/*
+	 * As a socket with this TOS would: a VLAN's egress QoS map makes
+	 * the 802.1p priority of it (what rdma_cm puts in the AH's SL).
+	 */
+	skb->priority = rt_tos2priority(av->tclass);
+	if (sroce_set_icrc(skb, icrc))
+		goto drop;
+	sroce_count(sdev, SROCE_CNT_TX_PACKETS);
+
+	/* The receive path counts what it drops. */
+	if (sroce_av_is_loopback(av)) {
+		sroce_loopback(sdev, skb);
+		return 0;
+	}
+
+	sk = sroce_udp_sock(net, !ipv4);
+	if (!sk)
+		goto drop;
+	dst = ipv4 ? sroce_route4(net, av) : sroce_route6(net, sk, av);
+	if (IS_ERR(dst))
+		goto drop;
+	skb_dst_set(skb, dst);
+	skb->dev = dst->dev;
+	err = ipv4 ? ip_local_out(net, sk, skb) : ip6_local_out(net, sk, skb);
+	if (err == NET_XMIT_DROP)
+		return sroce_tx_queue_full(qp);
+	qp->tx_full_tries = 0;
+	return 0;
+
+drop:
+	/* As if lost on the wire: the peer or the ACK timer notices. */
+	sroce_count(sdev, SROCE_CNT_TX_DROPPED);
+	kfree_skb(skb);
+	return 0;
 }

@@ -1,0 +1,529 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The completer: the receive side of an RC requester.  It turns the
+ * peer's ACKs, NAKs, READ responses and atomic ACKs into completions of
+ * the send WQEs the requester sent (requester.c, which describes the
+ * WQE ring), retires them in posting order, starts go-back-N on a loss,
+ * and flushes the send queue of a QP in error.
+ *
+ * All of it runs in the QP's engine (see engine.h): no locks.
+ */
+#include <linux/jiffies.h>
+#include <linux/skbuff.h>
+
+#include "sroce.h"
+#include "completer.h"
+#include "cq.h"
+#include "mem.h"
+#include "qp.h"
+#include "reorder.h"
+#include "requester.h"
+#include "timers.h"
+
+static enum ib_wc_opcode sroce_wc_opcode(u32 opcode)
+{
+	switch (opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	case IB_WR_REG_MR:
+		return IB_WC_REG_MR;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+/* -------------------------------------------------------- completion */
+
+/* Post the completion of a send WQE, if it is signaled or failed. */
+static void sroce_sq_complete(struct sroce_qp *qp,
+			      const struct sroce_send_wqe *wqe,
+			      enum ib_wc_status status)
+{
+	struct sroce_cqe cqe = {
+		.wr_id = wqe->wr.wr_id,
+		.qp = &qp->ibqp,
+		.status = status,
+		.opcode = sroce_wc_opcode(wqe->wr.opcode),
+		.byte_len = wqe->length,
+		.port_num = 1,
+	};
+
+	if (status == IB_WC_SUCCESS && !qp->sig_all &&
+	    !(wqe->wr.send_flags & IB_SEND_SIGNALED))
+		return;
+	if (sroce_cq_post(qp->scq, &cqe, false))
+		sroce_qp_error(qp);
+}
+
+void sroce_wqe_done(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
+		    enum ib_wc_status status)
+{
+	if (wqe->rd_counted) {
+		wqe->rd_counted = false;
+		qp->req.rd_atomic--;
+	}
+	wqe->state = SROCE_WQE_DONE;
+	wqe->status = status;
+}
+
+/* Report the WQEs at the tail that are done, in posting order. */
+void sroce_sq_retire(struct sroce_qp *qp)
+{
+	while (qp->req.tail != qp->req.next) {
+		struct sroce_send_wqe *wqe = sroce_sq_wqe(qp, qp->req.tail);
+
+		if (wqe->state != SROCE_WQE_DONE)
+			break;
+		sroce_sq_complete(qp, wqe, wqe->status);
+		qp->req.tail++;
+		if (wqe->status != IB_WC_SUCCESS) {
+			sroce_qp_error(qp);
+			return;
+		}
+	}
+	if (test_bit(SROCE_QPF_SQD_NOTIFY, &qp->flags) &&
+	    sroce_qp_state(qp) == IB_QPS_SQD && sroce_sq_drained(qp)) {
+		clear_bit(SROCE_QPF_SQD_NOTIFY, &qp->flags);
+		sroce_qp_event(qp, IB_EVENT_SQ_DRAINED);
+	}
+}
+
+/*
+ * SQD lets no WQE start (sroce_wqe_may_start()); the SQ is drained when
+ * every WQE that did start has been retired.
+ */
+bool sroce_sq_drained(const struct sroce_qp *qp)
+{
+	return qp->req.tail == qp->req.next &&
+	       (s32)(qp->req.started - qp->req.next) <= 0;
+}
+
+/* ---------------------------------------------------------- completer */
+
+/* The peer made progress: retries start over, the timer restarts. */
+static void sroce_comp_progress(struct sroce_qp *qp, u32 psn)
+{
+	if (sroce_psn_cmp(psn, qp->comp.psn) > 0) {
+		qp->comp.psn = psn;
+		qp->comp.seq_retry = false;
+	}
+	qp->comp.retry_left = qp->attr.retry_cnt;
+	sroce_timers_progress(qp);
+}
+
+/*
+ * Everything up to and including @psn has arrived.  SENDs and WRITEs that
+ * end there are complete; a READ or atomic there without its response
+ * means the response was lost, so its request goes again.  Returns the
+ * first WQE not completed, or NULL.
+ */
+static struct sroce_send_wqe *sroce_comp_ack_upto(struct sroce_qp *qp,
+						  u32 psn)
+{
+	u32 i;
+
+	for (i = qp->req.tail; i != qp->req.next; i++) {
+		struct sroce_send_wqe *wqe = sroce_sq_wqe(qp, i);
+
+		if (wqe->state == SROCE_WQE_DONE)
+			continue;
+		if (sroce_psn_cmp(wqe->last_psn, psn) > 0)
+			return wqe;
+		if (sroce_wr_is_read_atomic(wqe->wr.opcode))
+			return wqe;
+		sroce_wqe_done(qp, wqe, IB_WC_SUCCESS);
+		sroce_comp_progress(qp, sroce_psn_add(wqe->last_psn, 1));
+	}
+	return i == qp->sq.head ? NULL : sroce_sq_wqe(qp, i);
+}
+
+static void sroce_comp_ack(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_send_wqe *wqe;
+
+	if (sroce_psn_cmp(psn, qp->comp.psn) < 0)
+		return;		/* an old, duplicate ACK */
+	wqe = sroce_comp_ack_upto(qp, psn);
+	if (wqe && sroce_wr_is_read_atomic(wqe->wr.opcode) &&
+	    sroce_psn_cmp(wqe->last_psn, psn) <= 0) {
+		sroce_req_rewind(qp, qp->comp.psn);
+		return;
+	}
+	sroce_comp_progress(qp, sroce_psn_add(psn, 1));
+}
+
+/* The oldest READ/atomic WQE, once the ones before it are acknowledged. */
+static struct sroce_send_wqe *sroce_comp_rd_wqe(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_send_wqe *wqe;
+
+	wqe = sroce_comp_ack_upto(qp, sroce_psn_add(psn, -1));
+	if (!wqe || !sroce_wr_is_read_atomic(wqe->wr.opcode) ||
+	    wqe->state == SROCE_WQE_PENDING ||
+	    sroce_psn_cmp(psn, wqe->first_psn) < 0 ||
+	    sroce_psn_cmp(psn, wqe->last_psn) > 0)
+		return NULL;
+	return wqe;
+}
+
+/* Responses must come in order; a gap means loss: ask again. */
+static bool sroce_comp_in_order(struct sroce_qp *qp, u32 psn)
+{
+	int d = sroce_psn_cmp(psn, qp->comp.psn);
+
+	if (d > 0)
+		sroce_req_rewind(qp, qp->comp.psn);
+	return !d;
+}
+
+static void sroce_comp_read_resp(struct sroce_qp *qp,
+				 const struct sroce_pkt *pkt,
+				 struct sk_buff *skb)
+{
+	struct sroce_send_wqe *wqe = sroce_comp_rd_wqe(qp, pkt->psn);
+	bool last = wqe && pkt->psn == wqe->last_psn;
+	u32 want;
+	int err;
+
+	if (!wqe || wqe->wr.opcode != IB_WR_RDMA_READ ||
+	    !sroce_comp_in_order(qp, pkt->psn))
+		return;
+	want = min(wqe->length - qp->comp.read_off, qp->attr.mtu);
+	if (pkt->payload_len != want) {
+		sroce_wqe_done(qp, wqe, IB_WC_BAD_RESP_ERR);
+		return;
+	}
+	err = sroce_sgl_copy_skb(sroce_qp_dev(qp), qp->pd, wqe->sge,
+				 wqe->num_sge, &qp->comp.cur, skb,
+				 pkt->hdr_len, want, SROCE_TO_MR);
+	if (err) {
+		sroce_wqe_done(qp, wqe, sroce_mr_wc_status(err, false));
+		return;
+	}
+	qp->comp.read_off += want;
+	if (last) {
+		qp->comp.read_off = 0;
+		memset(&qp->comp.cur, 0, sizeof(qp->comp.cur));
+		sroce_wqe_done(qp, wqe, IB_WC_SUCCESS);
+	}
+	sroce_comp_progress(qp, sroce_psn_add(pkt->psn, 1));
+}
+
+static void sroce_comp_atomic_ack(struct sroce_qp *qp,
+				  const struct sroce_pkt *pkt)
+{
+	struct sroce_send_wqe *wqe = sroce_comp_rd_wqe(qp, pkt->psn);
+	u64 orig = pkt->atomic_orig;
+	struct sroce_sgl_cursor cur = {};
+	int err;
+
+	if (!wqe || !sroce_wr_is_atomic(wqe->wr.opcode) ||
+	    !sroce_comp_in_order(qp, pkt->psn))
+		return;
+	err = sroce_sgl_copy(sroce_qp_dev(qp), qp->pd, wqe->sge, wqe->num_sge,
+			     &cur, &orig, sizeof(orig), SROCE_TO_MR);
+	sroce_wqe_done(qp, wqe, err ? sroce_mr_wc_status(err, false) :
+				      IB_WC_SUCCESS);
+	sroce_comp_progress(qp, sroce_psn_add(pkt->psn, 1));
+}
+
+/* The WQE the peer refused with a NAK or RNR NAK for @psn. */
+static struct sroce_send_wqe *sroce_comp_naked(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_send_wqe *wqe;
+
+	if (sroce_psn_cmp(psn, qp->comp.psn) > 0)
+		sroce_comp_ack(qp, sroce_psn_add(psn, -1));
+	wqe = sroce_comp_ack_upto(qp, sroce_psn_add(psn, -1));
+	if (!wqe || wqe->state == SROCE_WQE_PENDING ||
+	    sroce_psn_cmp(psn, wqe->first_psn) < 0)
+		return NULL;
+	return wqe;
+}
+
+static void sroce_comp_rnr(struct sroce_qp *qp, u32 psn, u8 timer)
+{
+	struct sroce_send_wqe *wqe = sroce_comp_naked(qp, psn);
+
+	if (!wqe)
+		return;
+	sroce_count(sroce_qp_dev(qp), SROCE_CNT_RNR_NAK_RCVD);
+	if (!qp->comp.rnr_left) {
+		sroce_count(sroce_qp_dev(qp), SROCE_CNT_RETRY_EXCEEDED);
+		sroce_wqe_done(qp, wqe, IB_WC_RNR_RETRY_EXC_ERR);
+		return;
+	}
+	if (qp->comp.rnr_left != 7)
+		qp->comp.rnr_left--;
+	sroce_req_rewind(qp, psn);
+	qp->comp.rnr_wait = true;
+	sroce_timers_rnr(qp, timer);
+}
+
+static enum ib_wc_status sroce_nak_status(u8 code)
+{
+	switch (code) {
+	case SROCE_NAK_INVALID_REQ:
+		return IB_WC_REM_INV_REQ_ERR;
+	case SROCE_NAK_REMOTE_ACCESS_ERR:
+		return IB_WC_REM_ACCESS_ERR;
+	case SROCE_NAK_INVALID_RD_REQ:
+		return IB_WC_REM_INV_RD_REQ_ERR;
+	default:
+		/* Reserved codes: the peer failed in some way of its own. */
+		return IB_WC_REM_OP_ERR;
+	}
+}
+
+/*
+ * The peer saw a gap before @psn: go back to it.  Like a timeout, that
+ * uses up a retry (the count starts over when the peer makes progress),
+ * and one go-back-N at a time: the NAKs the packets already in flight
+ * draw are answered by the resend under way.
+ */
+static void sroce_comp_seq_nak(struct sroce_qp *qp,
+			       struct sroce_send_wqe *wqe, u32 psn)
+{
+	struct sroce_dev *sdev = sroce_qp_dev(qp);
+
+	sroce_count(sdev, SROCE_CNT_SEQ_NAK_RCVD);
+	if (qp->comp.seq_retry) {
+		sroce_count(sdev, SROCE_CNT_SEQ_NAK_IGNORED);
+		return;
+	}
+	if (!qp->comp.retry_left) {
+		sroce_count(sdev, SROCE_CNT_RETRY_EXCEEDED);
+		sroce_wqe_done(qp, wqe, IB_WC_RETRY_EXC_ERR);
+		return;
+	}
+	qp->comp.retry_left--;
+	qp->comp.seq_retry = true;
+	sroce_req_rewind(qp, psn);
+}
+
+static void sroce_comp_nak(struct sroce_qp *qp, u32 psn, u8 syndrome)
+{
+	struct sroce_send_wqe *wqe = sroce_comp_naked(qp, psn);
+
+	if (!wqe)
+		return;
+	if (syndrome == SROCE_NAK_PSN_SEQ_ERR)
+		sroce_comp_seq_nak(qp, wqe, psn);
+	else
+		sroce_wqe_done(qp, wqe, sroce_nak_status(syndrome));
+}
+
+/* The states in which the completer takes responses in (and goes back). */
+static bool sroce_comp_active(const struct sroce_qp *qp)
+{
+	enum ib_qp_state state = sroce_qp_state(qp);
+
+	return state == IB_QPS_RTS || state == IB_QPS_SQD ||
+	       state == IB_QPS_SQE;
+}
+
+/*
+ * Is @pkt, an ACK or a response, past a gap: does it answer a request
+ * after a READ or atomic whose response has not come?  (Acknowledges, on
+ * the way, the requests it shows to have been received.)  A packet past
+ * a gap is held (reorder.c) rather than taken for a sign of loss.
+ */
+static bool sroce_comp_past_gap(struct sroce_qp *qp,
+				const struct sroce_pkt *pkt)
+{
+	struct sroce_send_wqe *wqe;
+
+	if (sroce_psn_cmp(pkt->psn, qp->comp.psn) <= 0)
+		return false;
+	if (pkt->flags & (SROCE_F_READ_RESP | SROCE_F_ATOMIC_ACK)) {
+		sroce_comp_ack_upto(qp, sroce_psn_add(pkt->psn, -1));
+		return sroce_psn_cmp(pkt->psn, qp->comp.psn) > 0;
+	}
+	wqe = sroce_comp_ack_upto(qp, pkt->psn);
+	return wqe && sroce_wr_is_read_atomic(wqe->wr.opcode) &&
+	       sroce_psn_cmp(wqe->last_psn, pkt->psn) <= 0;
+}
+
+static void sroce_comp_rcv_one(struct sroce_qp *qp, const struct sroce_pkt *pkt,
+			       struct sk_buff *skb)
+{
+	u8 syn = pkt->syndrome;
+
+	/* Nothing was sent at or after req.psn: a stray response. */
+	if (sroce_psn_cmp(pkt->psn, qp->req.psn) >= 0)
+		return;
+
+	if ((pkt->flags & SROCE_HDR_AETH) &&
+	    sroce_aeth_type(syn) != SROCE_AETH_ACK) {
+		if (sroce_aeth_type(syn) == SROCE_AETH_RNR_NAK)
+			sroce_comp_rnr(qp, pkt->psn, sroce_aeth_value(syn));
+		else if (sroce_aeth_type(syn) == SROCE_AETH_NAK)
+			sroce_comp_nak(qp, pkt->psn, syn);
+	} else if (pkt->flags & SROCE_F_READ_RESP) {
+		sroce_comp_read_resp(qp, pkt, skb);
+	} else if (pkt->flags & SROCE_F_ATOMIC_ACK) {
+		sroce_comp_atomic_ack(qp, pkt);
+	} else if (pkt->flags & SROCE_F_ACK) {
+		sroce_comp_ack(qp, pkt->psn);
+	}
+}
+
+/* Take in the held packets the last one made next in sequence. */
+static void sroce_comp_release_held(struct sroce_qp *qp)
+{
+	struct sk_buff_head *held = &qp->comp.held;
+	struct sroce_pkt pkt;
+	struct sk_buff *skb;
+	bool moved = false;
+
+	while ((skb = skb_peek(held))) {
+		/* Parsed once already; a packet now behind is a copy. */
+		if (!sroce_pkt_parse(skb->data, skb->len, &pkt) &&
+		    sroce_psn_cmp(pkt.psn, qp->comp.psn) >= 0) {
+			if (sroce_comp_past_gap(qp, &pkt))
+				break;
+			sroce_comp_rcv_one(qp, &pkt, skb);
+		}
+		__skb_unlink(skb, held);
+		kfree_skb(skb);
+		moved = true;
+	}
+	if (moved && !skb_queue_empty(held))
+		sroce_timers_held(qp, held);
+}
+
+/**
+ * sroce_comp_rcv - a response from the peer of an RC QP
+ * @qp: the QP
+ * @pkt: its decoded headers (an ACK, READ response or atomic ACK)
+ * @skb: the packet; see qp.h
+ */
+void sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
+		    struct sk_buff *skb)
+{
+	bool nak = (pkt->flags & SROCE_HDR_AETH) &&
+		   sroce_aeth_type(pkt->syndrome) != SROCE_AETH_ACK;
+
+	if (!sroce_comp_active(qp))
+		return;
+	if (!nak && sroce_psn_cmp(pkt->psn, qp->req.psn) < 0 &&
+	    sroce_comp_past_gap(qp, pkt)) {
+		if (!sroce_reorder_hold(qp, &qp->comp.held, pkt->psn, skb))
+			sroce_comp_reorder_expired(qp);
+	} else {
+		sroce_comp_rcv_one(qp, pkt, skb);
+		if (!skb_queue_empty(&qp->comp.held))
+			sroce_comp_release_held(qp);
+	}
+	sroce_sq_retire(qp);
+}
+
+/**
+ * sroce_comp_reorder_expired - the gap held responses wait on is a loss
+ * @qp: an RC QP
+ *
+ * Asks again from the oldest PSN not answered (go-back-N); what is held
+ * goes, the answers to the requests sent again will come.
+ *
+ * Context: the QP's engine.
+ */
+void sroce_comp_reorder_expired(struct sroce_qp *qp)
+{
+	if (skb_queue_empty(&qp->comp.held))
+		return;
+	__skb_queue_purge(&qp->comp.held);
+	if (sroce_comp_active(qp))
+		sroce_req_rewind(qp, qp->comp.psn);
+}
+
+/* The local ACK timer fired: resend from the oldest unacknowledged PSN. */
+void sroce_comp_timeout(struct sroce_qp *qp)
+{
+	struct sroce_send_wqe *wqe;
+
+	/* Only RC waits for the peer; otherwise see sroce_req_retry_later(). */
+	if (qp->ibqp.qp_type != IB_QPT_RC || !qp->attr.timeout ||
+	    !sroce_req_outstanding(qp) || qp->comp.rnr_wait)
+		return;
+	sroce_count(sroce_qp_dev(qp), SROCE_CNT_RETRANS_TIMEOUT);
+	if (!qp->comp.retry_left) {
+		sroce_count(sroce_qp_dev(qp), SROCE_CNT_RETRY_EXCEEDED);
+		wqe = sroce_comp_ack_upto(qp, sroce_psn_add(qp->comp.psn, -1));
+		if (wqe && wqe->state != SROCE_WQE_PENDING)
+			sroce_wqe_done(qp, wqe, IB_WC_RETRY_EXC_ERR);
+		sroce_sq_retire(qp);
+		return;
+	}
+	qp->comp.retry_left--;
+	sroce_req_rewind(qp, qp->comp.psn);
+	sroce_timers_progress(qp);
+}
+
+void sroce_comp_rnr_expired(struct sroce_qp *qp)
+{
+	qp->comp.rnr_wait = false;
+}
+
+/* --------------------------------------------------------------- flush */
+
+static void sroce_flush_slot(struct sroce_qp *qp, const struct rxe_send_wqe *slot)
+{
+	struct sroce_send_wqe wqe = {};
+
+	wqe.wr.wr_id = READ_ONCE(slot->wr.wr_id);
+	wqe.wr.opcode = READ_ONCE(slot->wr.opcode);
+	sroce_sq_complete(qp, &wqe, IB_WC_WR_FLUSH_ERR);
+}
+
+/**
+ * sroce_sq_flush - complete everything on the send queue
+ * @qp: a QP in the ERR state
+ * @budget: the most completions to post
+ *
+ * The first WQE that failed reports its own status; everything else,
+ * fetched or still in the ring, completes with IB_WC_WR_FLUSH_ERR.  At
+ * most @budget completions a call: a user may go on posting
+ * while we flush, and this runs under the engine's BH lock.
+ *
+ * Return: true if the queue is empty, false if there is more to flush.
+ */
+bool sroce_sq_flush(struct sroce_qp *qp, int budget)
+{
+	struct sroce_sq *sq = &qp->sq;
+
+	sroce_timers_flush(qp);
+	for (; budget && qp->req.tail != sq->head; budget--) {
+		struct sroce_send_wqe *wqe = sroce_sq_wqe(qp, qp->req.tail);
+
+		sroce_sq_complete(qp, wqe, wqe->state == SROCE_WQE_DONE ?
+					wqe->status : IB_WC_WR_FLUSH_ERR);
+		qp->req.tail++;
+	}
+	for (; budget && !sroce_queue_empty(&sq->q); budget--) {
+		sroce_flush_slot(qp, sroce_queue_consumer_addr(&sq->q));
+		sroce_queue_advance_consumer(&sq->q);
+	}
+	qp->req.next = sq->head;
+	qp->req.offset = 0;
+	qp->req.rd_atomic = 0;
+	qp->comp.rnr_wait = false;
+	qp->comp.psn = qp->req.psn;
+	return qp->req.tail == sq->head && sroce_queue_empty(&sq->q);
+}
+
+/* The completer of a QP entering RESET: drop everything it has. */
+void sroce_comp_reset(struct sroce_qp *qp)
+{
+	__skb_queue_purge(&qp->comp.held);
+	memset(&qp->comp, 0, sizeof(qp->comp));
+	__skb_queue_head_init(&qp->comp.held);
+}

@@ -1,0 +1,570 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The requester: it turns send WQEs into packets (RC, UC, UD), and goes
+ * back to the first PSN the peer has not acknowledged when the completer
+ * (completer.c) finds one lost.
+ *
+ * WQEs are copied out of the send ring into qp->sq.wqe when fetched (the
+ * ring slot is released at once) and live there until retired, in order:
+ *
+ *	req.tail <= ... retired up to here
+ *	           [tail, next)  sent, waiting for the peer (RC)
+ *	           next          being sent (req.offset bytes done)
+ *	           (next, head)  fetched, not started
+ *
+ * All of it runs in the QP's engine (see engine.h): no locks.
+ */
+#include <linux/jiffies.h>
+#include <linux/skbuff.h>
+
+#include "sroce.h"
+#include "completer.h"
+#include "mem.h"
+#include "qp.h"
+#include "requester.h"
+#include "timers.h"
+#include "tx.h"
+
+/* An RC requester asks for an ACK at least every this many packets */
+#define SROCE_ACK_EVERY		64
+
+static bool sroce_wr_is_local(u32 opcode)
+{
+	return opcode == IB_WR_REG_MR || opcode == IB_WR_LOCAL_INV;
+}
+
+/* Which work request opcodes a QP of this type may post. */
+static bool sroce_wr_opcode_ok(const struct sroce_qp *qp, u32 opcode)
+{
+	switch (opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+		return true;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return qp->ibqp.qp_type == IB_QPT_RC ||
+		       qp->ibqp.qp_type == IB_QPT_UC;
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_RDMA_READ:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return qp->ibqp.qp_type == IB_QPT_RC;
+	case IB_WR_REG_MR:
+	case IB_WR_LOCAL_INV:
+		/* A user ring's MR pointer is whatever userspace wrote. */
+		return !qp->is_user && qp->ibqp.qp_type == IB_QPT_RC;
+	default:
+		return false;
+	}
+}
+
+/* ------------------------------------------------------------- fetch */
+
+static int sroce_wqe_copy_data(struct sroce_qp *qp,
+			       const struct rxe_send_wqe *slot,
+			       struct sroce_send_wqe *wqe)
+{
+	u64 len = 0;
+	u32 i;
+
+	if (wqe->wr.send_flags & IB_SEND_INLINE) {
+		u32 n = READ_ONCE(slot->dma.length);
+
+		if (n > qp->sq.max_inline)
+			return -EINVAL;
+		memcpy(wqe->inline_data, slot->dma.inline_data, n);
+		wqe->is_inline = true;
+		wqe->length = n;
+		return 0;
+	}
+	wqe->num_sge = READ_ONCE(slot->dma.num_sge);
+	if (wqe->num_sge > qp->sq.max_sge)
+		return -EINVAL;
+	for (i = 0; i < wqe->num_sge; i++) {
+		struct ib_sge *sge = &wqe->sge[i];
+
+		sge->addr = READ_ONCE(slot->dma.sge[i].addr);
+		sge->length = READ_ONCE(slot->dma.sge[i].length);
+		sge->lkey = READ_ONCE(slot->dma.sge[i].lkey);
+		len += sge->length;
+	}
+	if (len > SROCE_MAX_MSG_SIZE)
+		return -EINVAL;
+	wqe->length = len;
+	return 0;
+}
+
+/* Copy one ring slot into @wqe and check it; only the copy is trusted. */
+static int sroce_wqe_copy(struct sroce_qp *qp, const struct rxe_send_wqe *slot,
+			  struct sroce_send_wqe *wqe)
+{
+	struct sroce_dev *sdev = sroce_qp_dev(qp);
+	u32 op;
+	int err;
+
+	memset(wqe, 0, sizeof(*wqe));
+	memcpy(&wqe->wr, &slot->wr, sizeof(wqe->wr));
+	op = wqe->wr.opcode;
+	if (!sroce_wr_opcode_ok(qp, op))
+		return -EINVAL;
+	if ((wqe->wr.send_flags & IB_SEND_INLINE) &&
+	    op != IB_WR_SEND && op != IB_WR_SEND_WITH_IMM &&
+	    op != IB_WR_RDMA_WRITE && op != IB_WR_RDMA_WRITE_WITH_IMM)
+		return -EINVAL;
+	err = sroce_wqe_copy_data(qp, slot, wqe);
+	if (err)
+		return err;
+	if (sroce_wr_is_atomic(op) &&
+	    (wqe->length != sizeof(u64) || wqe->wr.wr.atomic.remote_addr & 7))
+		return -EINVAL;
+	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
+		/* A datagram is one packet of at most the port's MTU. */
+		if (wqe->length > ib_mtu_enum_to_int(sroce_ndev_ib_mtu(sdev->ndev)))
+			return -EMSGSIZE;
+		if (!sroce_av_lookup(sdev, wqe->wr.wr.ud.ah_num,
+				     &qp->pd->ibpd, &wqe->av))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Copy WQEs from the ring while there is room for them, @budget at most;
+ * sq.fetch_more says the budget, not the ring or the room, ran out.
+ */
+static void sroce_sq_fetch(struct sroce_qp *qp, int budget)
+{
+	struct sroce_sq *sq = &qp->sq;
+	struct sroce_send_wqe *wqe;
+	int err;
+
+	for (; budget; budget--) {
+		if (sq->head - qp->req.tail >= sq->size ||
+		    sroce_queue_empty(&sq->q))
+			break;
+		wqe = sroce_sq_wqe(qp, sq->head);
+		err = sroce_wqe_copy(qp, sroce_queue_consumer_addr(&sq->q), wqe);
+		sroce_queue_advance_consumer(&sq->q);
+		if (err) {
+			wqe->state = SROCE_WQE_DONE;
+			wqe->status = err == -EMSGSIZE ? IB_WC_LOC_LEN_ERR :
+							 IB_WC_LOC_QP_OP_ERR;
+		} else {
+			wqe->state = SROCE_WQE_PENDING;
+		}
+		sq->head++;
+	}
+	sq->fetch_blocked = !sroce_queue_empty(&sq->q);
+	sq->fetch_more = !budget && sq->fetch_blocked;
+}
+
+/* ---------------------------------------------------------- requester */
+
+/* No memory for a packet: come back in a tick (sroce_timers_nomem()). */
+static void sroce_req_retry_later(struct sroce_qp *qp)
+{
+	sroce_count(sroce_qp_dev(qp), SROCE_CNT_TX_NOMEM);
+	sroce_timers_nomem(qp);
+}
+
+static u32 sroce_wqe_npkts(const struct sroce_qp *qp,
+			   const struct sroce_send_wqe *wqe)
+{
+	if (sroce_wr_is_atomic(wqe->wr.opcode) ||
+	    qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI)
+		return 1;
+	return max_t(u32, 1, DIV_ROUND_UP(wqe->length, qp->attr.mtu));
+}
+
+/* Execute a local operation (REG_MR, LOCAL_INV): no packet, no PSN. */
+static void sroce_req_local(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
+{
+	struct sroce_dev *sdev = sroce_qp_dev(qp);
+	int err;
+
+	if (wqe->wr.opcode == IB_WR_REG_MR)
+		err = sroce_mr_fast_reg(to_smr(wqe->wr.wr.reg.mr), qp->pd,
+					wqe->wr.wr.reg.key,
+					wqe->wr.wr.reg.access);
+	else
+		err = sroce_mr_invalidate(sdev, qp->pd,
+					  wqe->wr.ex.invalidate_rkey, false);
+	sroce_wqe_done(qp, wqe, err ? IB_WC_LOC_QP_OP_ERR : IB_WC_SUCCESS);
+}
+
+/*
+ * May WQE @wqe, not yet started, go now?  Reads and atomics are limited
+ * by max_rd_atomic, fenced WQEs wait for them, local operations wait for
+ * everything before them, and RC keeps at most SROCE_MAX_UNACKED_PSNS in
+ * flight.
+ */
+static bool sroce_wqe_may_start(struct sroce_qp *qp,
+				const struct sroce_send_wqe *wqe)
+{
+	u32 op = wqe->wr.opcode;
+
+	enum ib_qp_state state = sroce_qp_state(qp);
+
+	/* In SQD, only a WQE that go-back-N made pending again restarts. */
+	if (state != IB_QPS_RTS &&
+	    (state != IB_QPS_SQD || (s32)(qp->req.next - qp->req.started) >= 0))
+		return false;
+	if (sroce_wr_is_local(op))
+		return qp->req.tail == qp->req.next;
+	if (qp->ibqp.qp_type != IB_QPT_RC)
+		return true;
+	if ((wqe->wr.send_flags & IB_SEND_FENCE) && qp->req.rd_atomic)
+		return false;
+	if (sroce_wr_is_read_atomic(op) &&
+	    qp->req.rd_atomic >= max_t(u32, qp->attr.max_rd_atomic, 1))
+		return false;
+	return sroce_psn_cmp(qp->req.psn,
+			     qp->comp.psn + SROCE_MAX_UNACKED_PSNS) < 0;
+}
+
+static void sroce_wqe_start(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
+{
+	wqe->first_psn = qp->req.psn;
+	wqe->last_psn = sroce_psn_add(qp->req.psn,
+				      sroce_wqe_npkts(qp, wqe) - 1);
+	wqe->ssn = qp->req.ssn++;
+	wqe->state = SROCE_WQE_ACTIVE;
+	if (sroce_wr_is_read_atomic(wqe->wr.opcode)) {
+		wqe->rd_counted = true;
+		qp->req.rd_atomic++;
+	}
+	qp->req.offset = 0;
+	memset(&qp->req.cur, 0, sizeof(qp->req.cur));
+	WRITE_ONCE(qp->rx_streak, 0);
+}
+
+static u8 sroce_req_send_opcode(u32 op, bool first, bool last, u8 tr)
+{
+	bool imm = op == IB_WR_SEND_WITH_IMM;
+	bool inv = op == IB_WR_SEND_WITH_INV;
+
+	if (first && last)
+		return tr | (imm ? SROCE_OP_SEND_ONLY_WITH_IMMEDIATE :
+			     inv ? SROCE_OP_SEND_ONLY_WITH_INVALIDATE :
+			     SROCE_OP_SEND_ONLY);
+	if (first)
+		return tr | SROCE_OP_SEND_FIRST;
+	if (!last)
+		return tr | SROCE_OP_SEND_MIDDLE;
+	return tr | (imm ? SROCE_OP_SEND_LAST_WITH_IMMEDIATE :
+		     inv ? SROCE_OP_SEND_LAST_WITH_INVALIDATE :
+		     SROCE_OP_SEND_LAST);
+}
+
+static u8 sroce_req_write_opcode(u32 op, bool first, bool last, u8 tr)
+{
+	bool imm = op == IB_WR_RDMA_WRITE_WITH_IMM;
+
+	if (first && last)
+		return tr | (imm ? SROCE_OP_RDMA_WRITE_ONLY_WITH_IMMEDIATE :
+			     SROCE_OP_RDMA_WRITE_ONLY);
+	if (first)
+		return tr | SROCE_OP_RDMA_WRITE_FIRST;
+	if (!last)
+		return tr | SROCE_OP_RDMA_WRITE_MIDDLE;
+	return tr | (imm ? SROCE_OP_RDMA_WRITE_LAST_WITH_IMMEDIATE :
+		     SROCE_OP_RDMA_WRITE_LAST);
+}
+
+static u8 sroce_qp_transport(const struct sroce_qp *qp)
+{
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+		return SROCE_TRANSPORT_RC;
+	case IB_QPT_UC:
+		return SROCE_TRANSPORT_UC;
+	default:
+		return SROCE_TRANSPORT_UD;
+	}
+}
+
+/*
+ * Headers of the next packet of @wqe; returns its payload length.  A
+ * READ request asks for everything from req.offset on, so a READ resent
+ * after a loss asks only for what is missing.
+ */
+static u32 sroce_req_headers(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
+			     struct sroce_pkt *pkt)
+{
+	u8 tr = sroce_qp_transport(qp);
+	/* A datagram is never split: sroce_wqe_copy() checked its size. */
+	u32 op = wqe->wr.opcode;
+	u32 mtu = tr == SROCE_TRANSPORT_UD ? U32_MAX : qp->attr.mtu;
+	u32 left = wqe->length - qp->req.offset;
+	bool first = !qp->req.offset, last;
+	u32 len;
+
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->pkey = SROCE_DEFAULT_PKEY;
+	pkt->dqpn = qp->attr.dest_qpn;
+	pkt->psn = qp->req.psn;
+
+	if (op == IB_WR_RDMA_READ) {
+		pkt->opcode = tr | SROCE_OP_RDMA_READ_REQUEST;
+		pkt->va = wqe->wr.wr.rdma.remote_addr + qp->req.offset;
+		pkt->rkey = wqe->wr.wr.rdma.rkey;
+		pkt->dma_len = left;
+		return 0;
+	}
+	if (sroce_wr_is_atomic(op)) {
+		bool cas = op == IB_WR_ATOMIC_CMP_AND_SWP;
+
+		pkt->opcode = tr | (cas ? SROCE_OP_COMPARE_SWAP :
+				    SROCE_OP_FETCH_ADD);
+		pkt->va = wqe->wr.wr.atomic.remote_addr;
+		pkt->rkey = wqe->wr.wr.atomic.rkey;
+		pkt->swap_add = cas ? wqe->wr.wr.atomic.swap :
+				wqe->wr.wr.atomic.compare_add;
+		pkt->compare = cas ? wqe->wr.wr.atomic.compare_add : 0;
+		pkt->ack_req = true;
+		return 0;
+	}
+
+	len = min(left, mtu);
+	last = len == left;
+	if (op == IB_WR_RDMA_WRITE || op == IB_WR_RDMA_WRITE_WITH_IMM) {
+		pkt->opcode = sroce_req_write_opcode(op, first, last, tr);
+		if (first) {
+			pkt->va = wqe->wr.wr.rdma.remote_addr;
+			pkt->rkey = wqe->wr.wr.rdma.rkey;
+			pkt->dma_len = wqe->length;
+		}
+	} else {
+		pkt->opcode = sroce_req_send_opcode(op, first, last, tr);
+	}
+	if (last) {
+		pkt->imm = wqe->wr.ex.imm_data;
+		pkt->inv_rkey = wqe->wr.ex.invalidate_rkey;
+		pkt->se = !!(wqe->wr.send_flags & IB_SEND_SOLICITED);
+	}
+	if (tr == SROCE_TRANSPORT_UD) {
+		pkt->dqpn = wqe->wr.wr.ud.remote_qpn & SROCE_QPN_MASK;
+		/* A Q_Key with the top bit set means: use the QP's own. */
+		pkt->qkey = (s32)wqe->wr.wr.ud.remote_qkey < 0 ?
+			    qp->attr.qkey : wqe->wr.wr.ud.remote_qkey;
+		pkt->sqpn = qp->ibqp.qp_num;
+	}
+	pkt->ack_req = tr == SROCE_TRANSPORT_RC &&
+		       (last || qp->req.since_ackreq + 1 >= SROCE_ACK_EVERY);
+	pkt->payload_len = len;
+	return len;
+}
+
+/*
+ * The payload of the next packet: copied into the linear part if small
+ * or inline, else attached as frags of the MR's pages (tx.c).
+ */
+static int sroce_req_payload(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
+			     struct sk_buff *skb, u32 len)
+{
+	struct sroce_dev *sdev = sroce_qp_dev(qp);
+	u8 *dst;
+
+	if (wqe->is_inline) {
+		skb_put_data(skb, wqe->inline_data + qp->req.offset, len);
+		return 0;
+	}
+	if (len > SROCE_TX_COPY_MAX)
+		return sroce_sgl_attach_skb(sdev, qp->pd, wqe->sge,
+					    wqe->num_sge, &qp->req.cur, skb,
+					    len);
+	dst = skb_put(skb, len);
+	return sroce_sgl_copy(sdev, qp->pd, wqe->sge, wqe->num_sge,
+			      &qp->req.cur, dst, len, SROCE_FROM_MR);
+}
+
+/* Build and send the next packet of @wqe, advancing the requester. */
+static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
+{
+	const struct sroce_av *av = qp->ibqp.qp_type == IB_QPT_UD ||
+				    qp->ibqp.qp_type == IB_QPT_GSI ?
+				    &wqe->av : &qp->attr.av;
+	struct sroce_sgl_cursor cur = qp->req.cur;
+	u32 since_ackreq = qp->req.since_ackreq;
+	u32 offset = qp->req.offset;
+	struct sroce_pkt pkt;
+	struct sk_buff *skb;
+	u32 len, hdr, linear;
+	int err;
+
+	len = sroce_req_headers(qp, wqe, &pkt);
+	hdr = sroce_opcode(pkt.opcode)->hdr_len;
+	linear = wqe->is_inline || len <= SROCE_TX_COPY_MAX ? len : 0;
+	skb = sroce_tx_alloc(qp, hdr + linear);
+	if (!skb)
+		return -ENOMEM;
+	sroce_pkt_build(skb_put(skb, hdr), &pkt);
+	err = sroce_req_payload(qp, wqe, skb, len);
+	if (err) {
+		kfree_skb(skb);
+		/* Out of memory: try again later, from the same place. */
+		if (err == -ENOMEM) {
+			qp->req.cur = cur;
+			return err;
+		}
+		sroce_wqe_done(qp, wqe, sroce_mr_wc_status(err, false));
+		return err;
+	}
+
+	/*
+	 * Advance first: a loopback ACK may be taken in before sroce_tx()
+	 * returns, and a packet lost later is recovered by going back.  One
+	 * the local queue had no room for never left: take the step back.
+	 */
+	if (sroce_wr_is_read_atomic(wqe->wr.opcode)) {
+		qp->req.psn = sroce_psn_add(wqe->last_psn, 1);
+		qp->req.offset = wqe->length;
+	} else {
+		qp->req.psn = sroce_psn_add(qp->req.psn, 1);
+		qp->req.offset += len;
+	}
+	qp->req.since_ackreq = pkt.ack_req ? 0 : qp->req.since_ackreq + 1;
+	err = sroce_tx(qp, av, skb);
+	if (err) {
+		qp->req.psn = pkt.psn;
+		qp->req.offset = offset;
+		qp->req.since_ackreq = since_ackreq;
+		qp->req.cur = cur;
+	}
+	return err;
+}
+
+/* The WQE at req.next has sent its last packet. */
+static void sroce_req_wqe_sent(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
+{
+	if (qp->ibqp.qp_type == IB_QPT_RC)
+		wqe->state = SROCE_WQE_SENT;
+	else
+		sroce_wqe_done(qp, wqe, IB_WC_SUCCESS);
+	qp->req.next++;
+	qp->req.offset = 0;
+}
+
+/**
+ * sroce_req_send - send what the send queue has, up to @budget packets
+ * @qp: the QP
+ * @budget: packets and local operations at most
+ *
+ * Return: the number of packets sent and local operations done.
+ */
+int sroce_req_send(struct sroce_qp *qp, int budget)
+{
+	enum ib_qp_state state = sroce_qp_state(qp);
+	int sent = 0, local = 0, err;
+
+	if ((state != IB_QPS_RTS && state != IB_QPS_SQD) ||
+	    test_bit(SROCE_QPF_TX_FULL, &qp->flags))
+		return 0;
+	sroce_sq_fetch(qp, 2 * budget);
+	while (sent + local < budget && !qp->comp.rnr_wait &&
+	       qp->req.next != qp->sq.head) {
+		struct sroce_send_wqe *wqe = sroce_sq_wqe(qp, qp->req.next);
+
+		if (wqe->state == SROCE_WQE_DONE) {
+			/* Failed when fetched: it ends the queue. */
+			qp->req.next++;
+			break;
+		}
+		if (wqe->state == SROCE_WQE_PENDING) {
+			if (!sroce_wqe_may_start(qp, wqe))
+				break;
+			if (sroce_wr_is_local(wqe->wr.opcode)) {
+				sroce_req_local(qp, wqe);
+				qp->req.next++;
+				local++;
+				/*
+				 * Retire it now: a local operation right
+				 * behind waits for this one to retire, and
+				 * nothing would run the engine again for it.
+				 */
+				sroce_sq_retire(qp);
+				continue;
+			}
+			sroce_wqe_start(qp, wqe);
+			if ((s32)(qp->req.next - qp->req.started) >= 0)
+				qp->req.started = qp->req.next + 1;
+		}
+		err = sroce_req_packet(qp, wqe);
+		if (err == -ENOMEM)
+			sroce_req_retry_later(qp);
+		if (err)
+			break;
+		sent++;
+		if (qp->req.offset >= wqe->length)
+			sroce_req_wqe_sent(qp, wqe);
+	}
+	if (sent)
+		sroce_timers_sent(qp);
+	sroce_sq_retire(qp);
+	return sent + local;
+}
+
+/*
+ * Go back N: resend from @psn, which a NAK, a timeout or a gap in the
+ * responses says the peer has not got.  WQEs after the one holding @psn
+ * are started again from scratch; PSNs come out the same.
+ */
+void sroce_req_rewind(struct sroce_qp *qp, u32 psn)
+{
+	u32 i, end = qp->req.next;
+	struct sroce_send_wqe *wqe;
+
+	if (end != qp->sq.head &&
+	    sroce_sq_wqe(qp, end)->state == SROCE_WQE_ACTIVE)
+		end++;
+	for (i = qp->req.tail; i != end; i++) {
+		wqe = sroce_sq_wqe(qp, i);
+		if (wqe->state == SROCE_WQE_DONE)
+			continue;
+		if (sroce_psn_cmp(psn, wqe->last_psn) <= 0)
+			break;
+	}
+	if (i == end)
+		return;
+
+	qp->req.next = i;
+	qp->req.psn = psn;
+	qp->req.since_ackreq = 0;
+	wqe = sroce_sq_wqe(qp, i);
+	if (sroce_psn_cmp(psn, wqe->first_psn) < 0)
+		psn = wqe->first_psn;
+	qp->req.offset = sroce_wr_is_atomic(wqe->wr.opcode) ? 0 :
+			 (psn - wqe->first_psn) * qp->attr.mtu;
+	qp->req.psn = psn;
+	memset(&qp->req.cur, 0, sizeof(qp->req.cur));
+	if (!wqe->is_inline && qp->req.offset)
+		sroce_sgl_advance(wqe->sge, wqe->num_sge, &qp->req.cur,
+				  qp->req.offset);
+	wqe->state = SROCE_WQE_ACTIVE;
+
+	for (i++; i != end; i++) {
+		wqe = sroce_sq_wqe(qp, i);
+		if (wqe->state == SROCE_WQE_DONE)
+			continue;
+		if (wqe->rd_counted) {
+			wqe->rd_counted = false;
+			qp->req.rd_atomic--;
+		}
+		wqe->state = SROCE_WQE_PENDING;
+	}
+}
+
+/* The requester of a QP entering RESET: drop everything it has. */
+void sroce_req_reset(struct sroce_qp *qp)
+{
+	u32 n;
+
+	/* Bounded: the producer index is the user's to change meanwhile. */
+	for (n = sroce_queue_capacity(&qp->sq.q); n; n--) {
+		if (sroce_queue_empty(&qp->sq.q))
+			break;
+		sroce_queue_advance_consumer(&qp->sq.q);
+	}
+	memset(&qp->req, 0, sizeof(qp->req));
+	qp->sq.head = 0;
+}

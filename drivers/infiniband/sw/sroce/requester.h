@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The requester (requester.c): send WQEs to packets.  Context: the QP's
+ * engine, holding qp->engine_lock.
+ */
+#ifndef SROCE_REQUESTER_H
+#define SROCE_REQUESTER_H
+
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_user_rxe.h>
+
+#include "av.h"
+#include "mem.h"
+
+struct sroce_qp;
+
+/* Unacknowledged packets an RC requester may have in flight */
+#define SROCE_MAX_UNACKED_PSNS	512
+
+/* struct sroce_send_wqe::state */
+enum sroce_wqe_state {
+	SROCE_WQE_PENDING,	/* fetched, nothing sent yet */
+	SROCE_WQE_ACTIVE,	/* some packets sent */
+	SROCE_WQE_SENT,		/* every packet sent, waiting for the peer */
+	SROCE_WQE_DONE,		/* complete (status set), not yet retired */
+};
+
+/**
+ * struct sroce_send_wqe - a send work request, in kernel memory
+ * @wr: copy of the ring slot's work request (user rings are hostile: only
+ *	this copy is ever validated and used)
+ * @av: UD: the destination, resolved from the AH when fetched
+ * @length: payload bytes, computed by the driver
+ * @num_sge: entries in @sge
+ * @is_inline: the payload is in @inline_data, not behind @sge
+ * @state: see enum sroce_wqe_state
+ * @status: completion status once DONE
+ * @first_psn: PSN of the first packet (RC/UC)
+ * @last_psn: PSN of the last packet; a READ consumes one PSN per
+ *	response packet
+ * @ssn: send sequence number
+ * @rd_counted: a READ or atomic counted in req.rd_atomic
+ * @sge: the gather list (or @inline_data), sized by the QP's limits
+ */
+struct sroce_send_wqe {
+	struct rxe_send_wr wr;
+	struct sroce_av av;
+	u32 length;
+	u32 num_sge;
+	bool is_inline;
+	u8 state;
+	enum ib_wc_status status;
+	u32 first_psn;
+	u32 last_psn;
+	u32 ssn;
+	bool rd_counted;
+	union {
+		DECLARE_FLEX_ARRAY(struct ib_sge, sge);
+		DECLARE_FLEX_ARRAY(u8, inline_data);
+	};
+};
+
+/**
+ * struct sroce_req - requester state (send side of RC/UC/UD)
+ * @psn: next PSN to send
+ * @next: index (in sq.wqe) of the WQE being sent or next to send
+ * @offset: payload bytes of WQE @next already sent
+ * @tail: index of the oldest WQE not yet retired
+ * @started: one past the newest WQE ever started (a WQE that go-back-N
+ *	made pending again may restart in SQD, a new one may not)
+ * @rd_atomic: reads and atomics outstanding
+ * @ssn: next send sequence number
+ * @since_ackreq: packets sent since the last one with AckReq
+ * @cur: where in WQE @next's gather list @offset is
+ */
+struct sroce_req {
+	u32 psn;
+	u32 next;
+	u32 offset;
+	u32 tail;
+	u32 started;
+	u32 rd_atomic;
+	u32 ssn;
+	u32 since_ackreq;
+	struct sroce_sgl_cursor cur;
+};
+
+static inline bool sroce_wr_is_read_atomic(u32 opcode)
+{
+	return opcode == IB_WR_RDMA_READ || opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static inline bool sroce_wr_is_atomic(u32 opcode)
+{
+	return opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+int sroce_req_send(struct sroce_qp *qp, int budget);
+void sroce_req_rewind(struct sroce_qp *qp, u32 psn);
+void sroce_req_reset(struct sroce_qp *qp);
+
+#endif /* SROCE_REQUESTER_H */
