@@ -131,7 +131,11 @@ static void sroce_cq_event(struct sroce_cq *cq, enum ib_event_type type)
  * An armed CQ calls its completion handler once, then is disarmed until
  * armed again.  A full CQ reports IB_EVENT_CQ_ERR to its event handler;
  * the completion is lost and the caller should treat this as a fatal
- * error for the QP.
+ * error for the QP.  The event is reported once until a completion fits
+ * again: a QP flushing into a full CQ loses every completion, and for a
+ * user CQ each event is an allocation on the owner's async event list,
+ * which a program that never reads it (or keeps its send ring full while
+ * its QP flushes) would grow without end.
  *
  * Context: any, including softirq; takes cq->lock with interrupts saved,
  * and calls the handlers without it.  The caller keeps the CQ alive for
@@ -148,10 +152,15 @@ int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 
 	spin_lock_irqsave(&cq->lock, flags);
 	if (sroce_queue_full(q)) {
+		bool first = !cq->overflowed;
+
+		cq->overflowed = true;
 		spin_unlock_irqrestore(&cq->lock, flags);
-		sroce_cq_event(cq, IB_EVENT_CQ_ERR);
+		if (first)
+			sroce_cq_event(cq, IB_EVENT_CQ_ERR);
 		return -ENOSPC;
 	}
+	cq->overflowed = false;
 
 	/* Build in kernel memory, then copy: the slot may be shared. */
 	if (sroce_queue_is_user(q)) {

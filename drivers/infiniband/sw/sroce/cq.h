@@ -72,12 +72,15 @@ struct sroce_cqe {
  * @lock: protects @queue and @notify
  * @queue: the ring; the driver is the producer
  * @notify: 0, or how the CQ is armed: IB_CQ_NEXT_COMP or IB_CQ_SOLICITED
+ * @overflowed: a completion was lost and IB_EVENT_CQ_ERR reported, and no
+ *	completion has fitted since: the next loss is not reported again
  */
 struct sroce_cq {
 	struct ib_cq ibcq;
 	spinlock_t lock;	/* see above; irqsave */
 	struct sroce_queue queue;
 	u8 notify;
+	bool overflowed;
 };
 
 static inline struct sroce_cq *to_scq(struct ib_cq *ibcq)
