@@ -474,6 +474,7 @@ struct flood {
 	atomic_ullong writes;
 	atomic_uint stalls;		/* verbs that outlived flood_stall */
 	unsigned long long consumed_before;
+	unsigned int ops;		/* verbs timed so far */
 };
 
 /*
@@ -556,6 +557,7 @@ static int start_writer(pthread_t *th, struct flood *f)
 static void op_begin(struct flood *f)
 {
 	f->consumed_before = atomic_load(&f->consumed);
+	f->ops++;
 	atomic_store(&f->op_start, now());
 	atomic_store(&f->op_busy, true);
 }
@@ -593,6 +595,27 @@ static int drain_cq(struct ibv_cq *cq, int *errors)
 		total += n;
 	}
 	return total;
+}
+
+/*
+ * Reads the async events waiting on @ctx now, at most @max of them;
+ * returns how many were of @type.
+ */
+static unsigned int take_async_events(struct ibv_context *ctx,
+				      enum ibv_event_type type, unsigned int max)
+{
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+	unsigned int seen = 0, n = 0;
+
+	while (seen < max && poll(&pfd, 1, 0) > 0 &&
+	       !ibv_get_async_event(ctx, &ev)) {
+		seen++;
+		if (ev.event_type == type)
+			n++;
+		ibv_ack_async_event(&ev);
+	}
+	return n;
 }
 
 static int mode_sqflood(void)
@@ -725,6 +748,23 @@ static int mode_sqflood(void)
 	     atomic_load(&f.stalls), flood_stall);
 	check(!atomic_load(&f.stalls),
 	      "no verb had to wait for the writer to stop (the kernel did not loop on the user's index)");
+	/*
+	 * Each verb may have the kernel flush a ring's worth (and a reset
+	 * or a failed fetch take another): not more.  A driver that flushes
+	 * from its work item for as long as the writer refills the ring
+	 * lets one store of an index buy a CPU at kernel priority.
+	 */
+	check(atomic_load(&f.consumed) <= (unsigned long long)(f.ops + 6) * (q->index_mask + 1),
+	      "the kernel took at most a ring's worth a verb (%llu slots for %u verbs, ring of %u)",
+	      (unsigned long long)atomic_load(&f.consumed), f.ops, q->index_mask + 1);
+	/*
+	 * The flushes overflowed the send CQ between our drains: each
+	 * overflow may be reported, each lost completion must not be (every
+	 * event is kernel memory on our async list until we read it).
+	 */
+	n = take_async_events(d.ctx, IBV_EVENT_CQ_ERR, 100000);
+	check(n <= 64, "CQ overflow reported once per overflow, not per lost completion (%u IBV_EVENT_CQ_ERR)",
+	      n);
 
 	/* 3. Left alone, the QP is usable again. */
 	store_rel(&q->producer_index, load_acq(&q->consumer_index));

@@ -488,6 +488,7 @@ static void sroce_flush_slot(struct sroce_qp *qp, const struct rxe_send_wqe *slo
  * sroce_sq_flush - complete everything on the send queue
  * @qp: a QP in the ERR state
  * @budget: the most completions to post
+ * @ring_left: the most slots to take from the ring, decremented
  *
  * The first WQE that failed reports its own status; everything else,
  * fetched or still in the ring, completes with IB_WC_WR_FLUSH_ERR.  At
@@ -496,7 +497,7 @@ static void sroce_flush_slot(struct sroce_qp *qp, const struct rxe_send_wqe *slo
  *
  * Return: true if the queue is empty, false if there is more to flush.
  */
-bool sroce_sq_flush(struct sroce_qp *qp, int budget)
+bool sroce_sq_flush(struct sroce_qp *qp, int budget, u32 *ring_left)
 {
 	struct sroce_sq *sq = &qp->sq;
 
@@ -508,9 +509,10 @@ bool sroce_sq_flush(struct sroce_qp *qp, int budget)
 					wqe->status : IB_WC_WR_FLUSH_ERR);
 		qp->req.tail++;
 	}
-	for (; budget && !sroce_queue_empty(&sq->q); budget--) {
+	for (; budget && *ring_left && !sroce_queue_empty(&sq->q); budget--) {
 		sroce_flush_slot(qp, sroce_queue_consumer_addr(&sq->q));
 		sroce_queue_advance_consumer(&sq->q);
+		--*ring_left;
 	}
 	qp->req.next = sq->head;
 	qp->req.offset = 0;

@@ -48,7 +48,7 @@ void sroce_wqe_done(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 		    enum ib_wc_status status);
 void sroce_sq_retire(struct sroce_qp *qp);
 bool sroce_sq_drained(const struct sroce_qp *qp);
-bool sroce_sq_flush(struct sroce_qp *qp, int budget);
+bool sroce_sq_flush(struct sroce_qp *qp, int budget, u32 *ring_left);
 void sroce_comp_reset(struct sroce_qp *qp);
 
 #endif /* SROCE_COMPLETER_H */

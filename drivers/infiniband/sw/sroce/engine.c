@@ -239,13 +239,31 @@ static int sroce_qp_receive(struct sroce_qp *qp)
 	return n;
 }
 
-/* Flush a budget's worth; true if that was all. */
+/*
+ * Flush a budget's worth.  Returns true when that was all, or when the
+ * rings have given up all that was granted: a user may refill a ring in
+ * ERR as fast as we empty it (one store of an index makes a ring of
+ * WQEs), and the work item runs at high priority, so flushing for as long
+ * as the user keeps the ring full would let one cheap store buy a CPU at
+ * nice -20.  Each doorbell, post or state change asks again
+ * (sroce_qp_ask_flush()) and grants a ring's worth more: a user pays a
+ * system call a ring.
+ */
 static bool sroce_qp_flush(struct sroce_qp *qp)
 {
-	bool done = sroce_sq_flush(qp, SROCE_FLUSH_BUDGET);
+	int asked = atomic_read(&qp->flush_asked);
+	bool done;
 
+	if (asked != qp->flush_seen) {
+		qp->flush_seen = asked;
+		qp->flush_left = sroce_queue_capacity(&qp->sq.q);
+		if (!qp->srq && qp->rq.q.buf)
+			qp->flush_left += sroce_queue_capacity(&qp->rq.q);
+	}
+	done = sroce_sq_flush(qp, SROCE_FLUSH_BUDGET, &qp->flush_left);
 	/* With an SRQ this only completes a WQE taken for a SEND. */
-	return sroce_rq_flush(qp, SROCE_FLUSH_BUDGET) && done;
+	done = sroce_rq_flush(qp, SROCE_FLUSH_BUDGET, &qp->flush_left) && done;
+	return done || !qp->flush_left;
 }
 
 /*

@@ -43,8 +43,25 @@ static void sroce_qp_set_state(struct sroce_qp *qp, enum ib_qp_state state)
 void sroce_qp_error(struct sroce_qp *qp)
 {
 	sroce_qp_set_state(qp, IB_QPS_ERR);
-	set_bit(SROCE_QPF_FLUSH, &qp->flags);
+	sroce_qp_ask_flush(qp);
 	sroce_qp_kick(qp);
+}
+
+/**
+ * sroce_qp_ask_flush - have the engine flush a QP in ERR
+ * @qp: the QP
+ *
+ * Each call lets the engine take up to a ring's worth more from the
+ * user-written rings (see sroce_qp_flush() in engine.c).  The caller
+ * kicks or runs the engine.
+ * Context: any.
+ */
+void sroce_qp_ask_flush(struct sroce_qp *qp)
+{
+	atomic_inc(&qp->flush_asked);
+	/* The increment before the bit the engine tests and clears. */
+	smp_mb__before_atomic();
+	set_bit(SROCE_QPF_FLUSH, &qp->flags);
 }
 
 /* An asynchronous event on the QP, for its consumer's handler. */
@@ -359,7 +376,7 @@ static void sroce_qp_enter_state(struct sroce_qp *qp, enum ib_qp_state state)
 		qp->comp.rnr_left = qp->attr.rnr_retry;
 		break;
 	case IB_QPS_ERR:
-		set_bit(SROCE_QPF_FLUSH, &qp->flags);
+		sroce_qp_ask_flush(qp);
 		break;
 	default:
 		break;

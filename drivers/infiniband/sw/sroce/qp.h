@@ -143,6 +143,10 @@ struct sroce_qp_attr {
  * @tx_cpu: the CPU the QP last sent requests or READ responses from, -1
  *	if never or on loopback
  * @flags: enum sroce_qp_flag bits
+ * @flush_asked: flushes asked for (sroce_qp_ask_flush()), by anyone
+ * @flush_seen: the engine's: @flush_asked when it last granted a flush
+ * @flush_left: the engine's: ring slots the flush may still take before
+ *	someone asks again
  * @rx_queue: received packets waiting for the engine
  * @rx_streak: messages received since the requester last started one;
  *	low while the QP answers what it gets (a ping-pong), high in a
@@ -178,6 +182,9 @@ struct sroce_qp {
 	struct work_struct tx_work;
 	int tx_cpu;
 	unsigned long flags;
+	atomic_t flush_asked;
+	int flush_seen;
+	u32 flush_left;
 	struct sk_buff_head rx_queue;
 	u8 rx_streak;
 	u8 tx_full_tries;
@@ -235,6 +242,7 @@ static inline bool sroce_qp_can_receive(const struct sroce_qp *qp)
 
 /* qp.c */
 void sroce_qp_error(struct sroce_qp *qp);
+void sroce_qp_ask_flush(struct sroce_qp *qp);
 void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type);
 struct sroce_qp *sroce_qp_lookup_rcu(struct sroce_dev *sdev, u32 qpn);
 int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,

@@ -730,6 +730,7 @@ void sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
  * sroce_rq_flush - complete the receive WQEs of a QP in error
  * @qp: the QP
  * @budget: the most receive WQEs to take from the ring
+ * @ring_left: the same, for the flush as a whole; decremented
  *
  * Completes a WQE the responder holds and every WQE of the QP's own
  * receive queue (an SRQ's stay for other QPs) with IB_WC_WR_FLUSH_ERR,
@@ -739,7 +740,7 @@ void sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
  * Context: the QP's engine, holding qp->engine_lock.
  * Return: true if done, false if there is more to flush.
  */
-bool sroce_rq_flush(struct sroce_qp *qp, int budget)
+bool sroce_rq_flush(struct sroce_qp *qp, int budget, u32 *ring_left)
 {
 	struct sroce_resp *resp = &qp->resp;
 	int n;
@@ -751,10 +752,11 @@ bool sroce_rq_flush(struct sroce_qp *qp, int budget)
 	if (qp->srq || !qp->rq.q.buf)
 		return true;
 
-	for (n = budget; n > 0; n--) {
+	for (n = budget; n > 0 && *ring_left; n--) {
 		if (sroce_recvq_take(&qp->rq.q, qp->rq.max_sge,
 				     &resp->wqe) == -ENOENT)
 			return true;
+		--*ring_left;
 		resp->have_wqe = true;
 		if (sroce_resp_complete_err(qp, IB_WC_WR_FLUSH_ERR))
 			return true;

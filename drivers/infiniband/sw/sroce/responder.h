@@ -121,7 +121,7 @@ static inline void sroce_resp_msg_done(struct sroce_resp *resp)
 void sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		    struct sk_buff *skb);
 void sroce_resp_reorder_expired(struct sroce_qp *qp);
-bool sroce_rq_flush(struct sroce_qp *qp, int budget);
+bool sroce_rq_flush(struct sroce_qp *qp, int budget, u32 *ring_left);
 int sroce_resp_init(struct sroce_qp *qp);
 void sroce_resp_reset(struct sroce_qp *qp);
 void sroce_resp_cleanup(struct sroce_qp *qp);

@@ -136,7 +136,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	if (qp->is_user) {
 		/* The doorbell: librxe has filled the mapped ring. */
 		if (state == IB_QPS_ERR)
-			set_bit(SROCE_QPF_FLUSH, &qp->flags);
+			sroce_qp_ask_flush(qp);
 		sroce_qp_run(qp);
 		return 0;
 	}
@@ -151,7 +151,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	}
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	if (state == IB_QPS_ERR)
-		set_bit(SROCE_QPF_FLUSH, &qp->flags);
+		sroce_qp_ask_flush(qp);
 	sroce_qp_kick(qp);
 	return err;
 }
@@ -178,7 +178,7 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
 	/* ib_drain_rq() waits for its own WR to flush. */
 	if (sroce_qp_state(qp) == IB_QPS_ERR) {
-		set_bit(SROCE_QPF_FLUSH, &qp->flags);
+		sroce_qp_ask_flush(qp);
 		sroce_qp_kick(qp);
 	}
 	return err;
