@@ -84,7 +84,7 @@ void sroce_sq_retire(struct sroce_qp *qp)
 		if (wqe->state != SROCE_WQE_DONE)
 			break;
 		sroce_sq_complete(qp, wqe, wqe->status);
-		qp->req.tail++;
+		WRITE_ONCE(qp->req.tail, qp->req.tail + 1);
 		if (wqe->status != IB_WC_SUCCESS) {
 			sroce_qp_error(qp);
 			return;
@@ -113,7 +113,7 @@ bool sroce_sq_drained(const struct sroce_qp *qp)
 static void sroce_comp_progress(struct sroce_qp *qp, u32 psn)
 {
 	if (sroce_psn_cmp(psn, qp->comp.psn) > 0) {
-		qp->comp.psn = psn;
+		WRITE_ONCE(qp->comp.psn, psn);
 		qp->comp.seq_retry = false;
 	}
 	qp->comp.retry_left = qp->attr.retry_cnt;
@@ -507,18 +507,18 @@ bool sroce_sq_flush(struct sroce_qp *qp, int budget, u32 *ring_left)
 
 		sroce_sq_complete(qp, wqe, wqe->state == SROCE_WQE_DONE ?
 					wqe->status : IB_WC_WR_FLUSH_ERR);
-		qp->req.tail++;
+		WRITE_ONCE(qp->req.tail, qp->req.tail + 1);
 	}
 	for (; budget && *ring_left && !sroce_queue_empty(&sq->q); budget--) {
 		sroce_flush_slot(qp, sroce_queue_consumer_addr(&sq->q));
 		sroce_queue_advance_consumer(&sq->q);
 		--*ring_left;
 	}
-	qp->req.next = sq->head;
+	WRITE_ONCE(qp->req.next, sq->head);
 	qp->req.offset = 0;
 	qp->req.rd_atomic = 0;
 	qp->comp.rnr_wait = false;
-	qp->comp.psn = qp->req.psn;
+	WRITE_ONCE(qp->comp.psn, qp->req.psn);
 	return qp->req.tail == sq->head && sroce_queue_empty(&sq->q);
 }
 

@@ -28,7 +28,10 @@
  * 1. Every loop over an index a user writes is bounded by the ring's
  *    capacity, never by the index: sroce_sq_fetch() stops at the room in
  *    qp->sq.wqe and at its budget, sroce_req_reset() after the ring's
- *    capacity, the flushes at their budget (queue.h reads the indices).
+ *    capacity, the flushes at their budget and, over all their passes,
+ *    at a ring's worth for each request to flush (sroce_qp_flush():
+ *    otherwise a user refilling the ring keeps the work item busy for
+ *    good).  queue.h reads the indices.
  *
  * 2. Every queue a remote peer can fill is capped, and what does not
  *    fit is counted: the QP's receive queue (SROCE_RX_QUEUE_MAX, and
@@ -56,13 +59,14 @@
  *    - qp->engine_busy, qp->tx_cpu, qp->rx_streak, qp->resp.streaming:
  *      READ_ONCE and WRITE_ONCE;
  *    - qp->tx_full_tries: read by the work item (READ_ONCE) after the
- *      engine lock is dropped;
+ *      engine lock is dropped; written in tx.c with WRITE_ONCE;
  *    - qp->req.psn, qp->comp.psn, qp->resp.res_send (the home CPU,
  *      sroce_qp_in_flight()) and qp->req.next, qp->req.tail,
  *      qp->sq.head (whether to take a packet in inline): READ_ONCE on
- *      the reader's side.  Their writers in the requester, completer
- *      and responder, and qp->tx_full_tries' in tx.c, do not use
- *      WRITE_ONCE yet: a gap in this rule, still open (issue 14).
+ *      the reader's side, WRITE_ONCE in the requester, completer and
+ *      responder (the memset of a RESET aside: the QP is not receiving
+ *      then, and a stale value only picks a CPU or a path);
+ *    - qp->flush_asked: atomic_t, sroce_qp_ask_flush().
  *
  * 5. Consumer callbacks run under the engine lock with BHs off, on any
  *    CPU, in softirq or process context: the CQ's comp_handler and

@@ -369,8 +369,8 @@ static void sroce_qp_enter_state(struct sroce_qp *qp, enum ib_qp_state state)
 		break;
 	case IB_QPS_RTS:
 		if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) {
-			qp->req.psn = qp->attr.sq_psn;
-			qp->comp.psn = qp->attr.sq_psn;
+			WRITE_ONCE(qp->req.psn, qp->attr.sq_psn);
+			WRITE_ONCE(qp->comp.psn, qp->attr.sq_psn);
 		}
 		qp->comp.retry_left = qp->attr.retry_cnt;
 		qp->comp.rnr_left = qp->attr.rnr_retry;

@@ -152,7 +152,7 @@ static void sroce_sq_fetch(struct sroce_qp *qp, int budget)
 		} else {
 			wqe->state = SROCE_WQE_PENDING;
 		}
-		sq->head++;
+		WRITE_ONCE(sq->head, sq->head + 1);
 	}
 	sq->fetch_blocked = !sroce_queue_empty(&sq->q);
 	sq->fetch_more = !budget && sq->fetch_blocked;
@@ -417,16 +417,16 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 	 * the local queue had no room for never left: take the step back.
 	 */
 	if (sroce_wr_is_read_atomic(wqe->wr.opcode)) {
-		qp->req.psn = sroce_psn_add(wqe->last_psn, 1);
+		WRITE_ONCE(qp->req.psn, sroce_psn_add(wqe->last_psn, 1));
 		qp->req.offset = wqe->length;
 	} else {
-		qp->req.psn = sroce_psn_add(qp->req.psn, 1);
+		WRITE_ONCE(qp->req.psn, sroce_psn_add(qp->req.psn, 1));
 		qp->req.offset += len;
 	}
 	qp->req.since_ackreq = pkt.ack_req ? 0 : qp->req.since_ackreq + 1;
 	err = sroce_tx(qp, av, skb);
 	if (err) {
-		qp->req.psn = pkt.psn;
+		WRITE_ONCE(qp->req.psn, pkt.psn);
 		qp->req.offset = offset;
 		qp->req.since_ackreq = since_ackreq;
 		qp->req.cur = cur;
@@ -441,7 +441,7 @@ static void sroce_req_wqe_sent(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 		wqe->state = SROCE_WQE_SENT;
 	else
 		sroce_wqe_done(qp, wqe, IB_WC_SUCCESS);
-	qp->req.next++;
+	WRITE_ONCE(qp->req.next, qp->req.next + 1);
 	qp->req.offset = 0;
 }
 
@@ -467,7 +467,7 @@ int sroce_req_send(struct sroce_qp *qp, int budget)
 
 		if (wqe->state == SROCE_WQE_DONE) {
 			/* Failed when fetched: it ends the queue. */
-			qp->req.next++;
+			WRITE_ONCE(qp->req.next, qp->req.next + 1);
 			break;
 		}
 		if (wqe->state == SROCE_WQE_PENDING) {
@@ -475,7 +475,7 @@ int sroce_req_send(struct sroce_qp *qp, int budget)
 				break;
 			if (sroce_wr_is_local(wqe->wr.opcode)) {
 				sroce_req_local(qp, wqe);
-				qp->req.next++;
+				WRITE_ONCE(qp->req.next, qp->req.next + 1);
 				local++;
 				/*
 				 * Retire it now: a local operation right
@@ -527,15 +527,15 @@ void sroce_req_rewind(struct sroce_qp *qp, u32 psn)
 	if (i == end)
 		return;
 
-	qp->req.next = i;
-	qp->req.psn = psn;
+	WRITE_ONCE(qp->req.next, i);
+	WRITE_ONCE(qp->req.psn, psn);
 	qp->req.since_ackreq = 0;
 	wqe = sroce_sq_wqe(qp, i);
 	if (sroce_psn_cmp(psn, wqe->first_psn) < 0)
 		psn = wqe->first_psn;
 	qp->req.offset = sroce_wr_is_atomic(wqe->wr.opcode) ? 0 :
 			 (psn - wqe->first_psn) * qp->attr.mtu;
-	qp->req.psn = psn;
+	WRITE_ONCE(qp->req.psn, psn);
 	memset(&qp->req.cur, 0, sizeof(qp->req.cur));
 	if (!wqe->is_inline && qp->req.offset)
 		sroce_sgl_advance(wqe->sge, wqe->num_sge, &qp->req.cur,
@@ -566,5 +566,5 @@ void sroce_req_reset(struct sroce_qp *qp)
 		sroce_queue_advance_consumer(&qp->sq.q);
 	}
 	memset(&qp->req, 0, sizeof(qp->req));
-	qp->sq.head = 0;
+	WRITE_ONCE(qp->sq.head, 0);
 }

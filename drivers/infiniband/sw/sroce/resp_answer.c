@@ -151,7 +151,7 @@ static struct sroce_resp_res *sroce_res_alloc(struct sroce_qp *qp, u8 type,
 	res->last_psn = sroce_psn_add(psn, npkts - 1);
 	res->psn = psn;
 	if (resp->res_send < 0)
-		resp->res_send = idx;
+		WRITE_ONCE(resp->res_send, idx);
 	return res;
 }
 
@@ -360,7 +360,7 @@ static void sroce_read_replay(struct sroce_qp *qp, struct sroce_resp_res *res,
 	res->va = pkt->va;
 	res->length = pkt->dma_len;
 	res->offset = 0;
-	qp->resp.res_send = sroce_res_next(qp);
+	WRITE_ONCE(qp->resp.res_send, sroce_res_next(qp));
 }
 
 /* A packet before resp.psn: the requester missed our answer to it. */
@@ -386,7 +386,7 @@ void sroce_rc_rd_duplicate(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		if (res && res->first_psn == pkt->psn) {
 			res->replay |= !sroce_res_pending(res);
 			res->psn = res->first_psn;	/* send the ACK again */
-			qp->resp.res_send = sroce_res_next(qp);
+			WRITE_ONCE(qp->resp.res_send, sroce_res_next(qp));
 		}
 	}
 	/* Anything else, or nothing found: drop (class D). */
@@ -432,7 +432,7 @@ void sroce_res_abort(struct sroce_qp *qp)
 
 	for (i = 0; i < qp->resp.nres; i++)
 		qp->resp.res[i].psn = sroce_psn_add(qp->resp.res[i].last_psn, 1);
-	qp->resp.res_send = -1;
+	WRITE_ONCE(qp->resp.res_send, -1);
 	qp->resp.ack_pending = false;
 	qp->resp.nak_pending = false;
 }
@@ -572,7 +572,7 @@ int sroce_resp_send_reads(struct sroce_qp *qp, int budget)
 
 		if (sroce_res_pending(res))
 			continue;
-		resp->res_send = sroce_res_next(qp);
+		WRITE_ONCE(resp->res_send, sroce_res_next(qp));
 		if (resp->res_send < 0)
 			sroce_res_drained(qp, res->last_psn);
 	}

@@ -779,7 +779,7 @@ int sroce_resp_init(struct sroce_qp *qp)
 		return -ENOMEM;
 	qp->resp.nres = SROCE_MAX_RD_ATOM;
 	qp->resp.res_head = 0;
-	qp->resp.res_send = -1;
+	WRITE_ONCE(qp->resp.res_send, -1);
 	__skb_queue_head_init(&qp->resp.held);
 	return 0;
 }
@@ -802,7 +802,7 @@ void sroce_resp_reset(struct sroce_qp *qp)
 	memset(resp, 0, sizeof(*resp));
 	resp->res = res;
 	resp->nres = nres;
-	resp->res_send = -1;
+	WRITE_ONCE(resp->res_send, -1);
 	__skb_queue_head_init(&resp->held);
 }
 
@@ -818,5 +818,5 @@ void sroce_resp_cleanup(struct sroce_qp *qp)
 	kfree(qp->resp.res);
 	qp->resp.res = NULL;
 	qp->resp.nres = 0;
-	qp->resp.res_send = -1;
+	WRITE_ONCE(qp->resp.res_send, -1);
 }

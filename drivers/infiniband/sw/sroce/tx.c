@@ -429,7 +429,7 @@ static int sroce_tx_queue_full(struct sroce_qp *qp)
 	sroce_count(sroce_qp_dev(qp), SROCE_CNT_TX_QUEUE_FULL);
 	if (qp->tx_full_tries >= SROCE_TX_FULL_TRIES)
 		return 0;
-	qp->tx_full_tries++;
+	WRITE_ONCE(qp->tx_full_tries, qp->tx_full_tries + 1);
 	set_bit(SROCE_QPF_TX_FULL, &qp->flags);
 	return -ENOBUFS;
 }
@@ -480,7 +480,7 @@ int sroce_tx(struct sroce_qp *qp, const struct sroce_av *av,
 	err = ipv4 ? ip_local_out(net, sk, skb) : ip6_local_out(net, sk, skb);
 	if (err == NET_XMIT_DROP)
 		return sroce_tx_queue_full(qp);
-	qp->tx_full_tries = 0;
+	WRITE_ONCE(qp->tx_full_tries, 0);
 	return 0;
 
 drop:
