@@ -45,7 +45,7 @@ NETEM=${SROCE_SOAK_NETEM:-delay 1ms reorder 5% 50% loss 5% duplicate 1% corrupt 
 # worth seeing; a counter the driver does not have is left out.
 COUNTERS=(retrans_timeout seq_nak_rcvd out_of_sequence duplicate_request
 	rx_drop_icrc retry_exceeded)
-MORE_COUNTERS=(seq_nak_ignored rx_reorder_held rnr_nak_rcvd rx_drop_queue_full
+MORE_COUNTERS=(seq_nak_ignored rx_reorder_held rx_reorder_dropped rnr_nak_rcvd rx_drop_queue_full
 	tx_queue_full tx_packets rx_packets)
 TCP_PORT=18700
 

@@ -440,7 +440,7 @@ void sroce_comp_reorder_expired(struct sroce_qp *qp)
 {
 	if (skb_queue_empty(&qp->comp.held))
 		return;
-	__skb_queue_purge(&qp->comp.held);
+	sroce_reorder_drop(qp, &qp->comp.held);
 	if (sroce_comp_active(qp))
 		sroce_req_rewind(qp, qp->comp.psn);
 }

@@ -29,6 +29,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RX_DROP_STATE].name = "rx_drop_state",
 	[SROCE_CNT_RD_ATOMIC_EXCEEDED].name = "rd_atomic_exceeded",
 	[SROCE_CNT_SEQ_NAK_IGNORED].name = "seq_nak_ignored",
+	[SROCE_CNT_REORDER_DROPPED].name = "rx_reorder_dropped",
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);

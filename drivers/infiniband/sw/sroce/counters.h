@@ -31,6 +31,7 @@ enum sroce_counter {
 	SROCE_CNT_RX_DROP_STATE,	/* QP not receiving, or wrong transport */
 	SROCE_CNT_RD_ATOMIC_EXCEEDED,	/* responder: over max_dest_rd_atomic */
 	SROCE_CNT_SEQ_NAK_IGNORED,	/* requester: a go-back-N was under way */
+	SROCE_CNT_REORDER_DROPPED,	/* held past a gap, dropped: the gap was a loss */
 	SROCE_NUM_COUNTERS
 };
 

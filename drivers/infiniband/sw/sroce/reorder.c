@@ -95,3 +95,23 @@ bool sroce_reorder_hold(struct sroce_qp *qp, struct sk_buff_head *held,
 	}
 	return true;
 }
+
+/**
+ * sroce_reorder_drop - the gap was a loss: drop what was held past it
+ * @qp: the QP
+ * @held: the responder's or the completer's held packets
+ *
+ * The peer sends them again after the go-back-N that follows; counted
+ * (rx_reorder_dropped), as every packet a peer made us queue and we
+ * threw away.
+ */
+void sroce_reorder_drop(struct sroce_qp *qp, struct sk_buff_head *held)
+{
+	struct sroce_dev *sdev = sroce_qp_dev(qp);
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(held))) {
+		sroce_count(sdev, SROCE_CNT_REORDER_DROPPED);
+		kfree_skb(skb);
+	}
+}

@@ -25,6 +25,7 @@
 #include "sroce.h"
 #include "mem.h"
 #include "qp.h"
+#include "reorder.h"
 #include "resp_answer.h"
 #include "responder.h"
 #include "tx.h"
@@ -250,7 +251,7 @@ bool sroce_rc_nak(struct sroce_qp *qp, u8 syndrome, u32 psn)
 	struct sroce_resp *resp = &qp->resp;
 
 	/* The requester will send everything after @psn again. */
-	__skb_queue_purge(&resp->held);
+	sroce_reorder_drop(qp, &resp->held);
 	if (resp->res_send >= 0)
 		sroce_resp_send_reads(qp, SROCE_CATCH_UP_BUDGET);
 	resp->nak_pending = true;
