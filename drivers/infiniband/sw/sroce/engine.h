@@ -55,7 +55,9 @@
  *      lock with WRITE_ONCE;
  *    - qp->flags: atomic bit operations only;
  *    - qp->rx_queue: its own lock; skb_queue_empty_lockless() and
- *      skb_queue_len_lockless() outside it;
+ *      skb_queue_len_lockless() outside it.  What it holds has been
+ *      scrubbed (rx.c: no route, no conntrack reference), since it may
+ *      wait past the softirq that received it;
  *    - qp->engine_busy, qp->tx_cpu, qp->rx_streak, qp->resp.streaming:
  *      READ_ONCE and WRITE_ONCE;
  *    - qp->tx_full_tries: read by the work item (READ_ONCE) after the

@@ -86,6 +86,20 @@ static bool sroce_rx_wanted(const struct sroce_qp *qp, u8 opcode)
 }
 
 /*
+ * The packet may wait in the QP's queue past this softirq, and its route
+ * or its connection-tracking entry may go meanwhile (a namespace or a
+ * netdev going away, conntrack flushed): drop the references it holds,
+ * as WireGuard does before it queues.  Not skb_scrub_packet(): that
+ * forgets pkt_type, which the peer check reads.
+ */
+static void sroce_rx_scrub(struct sk_buff *skb)
+{
+	skb_dst_drop(skb);
+	nf_reset_ct(skb);
+	skb_ext_reset(skb);
+}
+
+/*
  * Find the device and the QP and queue the packet for the QP's engine;
  * the rest (peer, ICRC, headers) is checked there, on whatever CPU runs
  * it.  @from_self: sroce_loopback() sent it, it never was on a netdev.
@@ -133,6 +147,7 @@ static void sroce_rcv(struct sk_buff *skb, bool from_self)
 	SROCE_SKB_CB(skb)->vlan_id = SROCE_SKB_CB(skb)->has_vlan ?
 				     vlan_dev_vlan_id(skb->dev) : 0;
 	skb->dev = sdev->ndev;
+	sroce_rx_scrub(skb);
 	sroce_qp_rx_deliver(qp, skb);
 	rcu_read_unlock();
 	return;
