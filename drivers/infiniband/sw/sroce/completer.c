@@ -75,14 +75,31 @@ void sroce_wqe_done(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 	wqe->status = status;
 }
 
-/* Report the WQEs at the tail that are done, in posting order. */
+/*
+ * Completions one retire posts at most: one ACK may end thousands of WQEs
+ * (an SQ holds up to 16383), and each completion may call the consumer's
+ * handler, all under the engine's BH lock.
+ */
+#define SROCE_RETIRE_BUDGET	256
+
+/*
+ * Report the WQEs at the tail that are done, in posting order, up to
+ * SROCE_RETIRE_BUDGET of them; the engine's next pass reports the rest
+ * (SROCE_QPF_RETIRE).
+ */
 void sroce_sq_retire(struct sroce_qp *qp)
 {
+	int budget = SROCE_RETIRE_BUDGET;
+
 	while (qp->req.tail != qp->req.next) {
 		struct sroce_send_wqe *wqe = sroce_sq_wqe(qp, qp->req.tail);
 
 		if (wqe->state != SROCE_WQE_DONE)
 			break;
+		if (!budget--) {
+			set_bit(SROCE_QPF_RETIRE, &qp->flags);
+			return;
+		}
 		sroce_sq_complete(qp, wqe, wqe->status);
 		WRITE_ONCE(qp->req.tail, qp->req.tail + 1);
 		if (wqe->status != IB_WC_SUCCESS) {

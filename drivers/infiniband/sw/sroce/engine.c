@@ -280,6 +280,7 @@ static bool sroce_qp_has_work(const struct sroce_qp *qp)
 					BIT(SROCE_QPF_FLUSH) |
 					BIT(SROCE_QPF_RESP_REORDER) |
 					BIT(SROCE_QPF_COMP_REORDER) |
+					BIT(SROCE_QPF_RETIRE) |
 					BIT(SROCE_QPF_TX_FULL))) ||
 	       (qp->ibqp.qp_type == IB_QPT_RC && qp->resp.res_send >= 0) ||
 	       qp->req.next != qp->sq.head || qp->sq.fetch_blocked;
@@ -362,6 +363,8 @@ static bool sroce_qp_pass(struct sroce_qp *qp, bool home_work)
 	if (test_and_clear_bit(SROCE_QPF_COMP_REORDER, &qp->flags) &&
 	    qp->ibqp.qp_type == IB_QPT_RC)
 		sroce_comp_reorder_expired(qp);
+	if (test_and_clear_bit(SROCE_QPF_RETIRE, &qp->flags))
+		sroce_sq_retire(qp);
 	if (!sroce_qp_tx_claim(qp, home_work)) {
 		sroce_qp_kick_home(qp, READ_ONCE(qp->tx_cpu));
 	} else {
@@ -382,7 +385,8 @@ static bool sroce_qp_pass(struct sroce_qp *qp, bool home_work)
 		busy = true;
 	}
 	return busy || !skb_queue_empty(&qp->rx_queue) ||
-	       test_bit(SROCE_QPF_TX_FULL, &qp->flags);
+	       test_bit(SROCE_QPF_TX_FULL, &qp->flags) ||
+	       test_bit(SROCE_QPF_RETIRE, &qp->flags);
 }
 
 /*

@@ -37,18 +37,23 @@
  *    fit is counted: the QP's receive queue (SROCE_RX_QUEUE_MAX, and
  *    SROCE_DEV_RX_QUEUE_MAX for the device; rx_drop_queue_full), the
  *    packets held past a gap (SROCE_REORDER_HOLD in reorder.c; past it
- *    the gap is a loss: out_of_sequence), the responder resources
+ *    the gap is a loss: out_of_sequence, and what was held is counted
+ *    in rx_reorder_dropped), the responder resources
  *    (max_dest_rd_atomic; rd_atomic_exceeded and a NAK).
  *
  * 3. Every loop that runs in softirq or under the engine lock has a
  *    budget: a pass receives SROCE_BUDGET packets and sends SROCE_BUDGET
  *    READ responses and SROCE_BUDGET requests; a flush posts
- *    SROCE_FLUSH_BUDGET completions per queue; a NAK sends at most
+ *    SROCE_FLUSH_BUDGET completions per queue; retiring done send WQEs
+ *    posts SROCE_RETIRE_BUDGET (completer.c); a NAK sends at most
  *    SROCE_CATCH_UP_BUDGET responses ahead of itself (resp_answer.c);
  *    the work item runs SROCE_WORK_PASSES passes and the doorbell
  *    SROCE_DOORBELL_PASSES before they yield; a packet taken in inline
  *    sends at most SROCE_INLINE_RESP_PKTS responses.  Loops bounded by
- *    a fixed size (the responder resources, the held packets) need none.
+ *    a fixed size (the responder resources, the held packets) need none,
+ *    nor the walks over the SQ's WQEs that only mark or look
+ *    (sroce_comp_ack_upto(), sroce_req_rewind()): at most the SQ's
+ *    size, a few instructions each, no completion, no callback.
  *
  * 4. Fields read outside the engine, without its lock, and how:
  *    - qp->state: sroce_qp_state() (READ_ONCE); written under the engine

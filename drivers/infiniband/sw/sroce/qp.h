@@ -40,6 +40,7 @@ enum sroce_qp_flag {
 	SROCE_QPF_TX_FULL,	/* the netdev's queue is full: pause sending */
 	SROCE_QPF_RESP_REORDER,	/* the responder's reorder timer fired */
 	SROCE_QPF_COMP_REORDER,	/* the completer's reorder timer fired */
+	SROCE_QPF_RETIRE,	/* done WQEs are left to report (completer.c) */
 };
 
 /**
