@@ -13,6 +13,10 @@
 
 #include "sroce.h"
 #include "cq.h"
+#include "device.h"
+#include "main.h"
+#include "mmap.h"
+#include "netdev.h"
 #include "qp.h"
 #include "srq.h"
 #include "verbs.h"

@@ -27,6 +27,7 @@
 #include <linux/udp.h>
 #include <kunit/visibility.h>
 
+#include "icrc.h"
 #include "wire.h"
 
 /* crc32_le(~0, 8 bytes of 0xff): the register after the masked LRH */

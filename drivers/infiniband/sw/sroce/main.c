@@ -15,9 +15,13 @@
 #include <rdma/rdma_netlink.h>
 
 #include "sroce.h"
+#include "device.h"
 #include "engine.h"
+#include "main.h"
+#include "netdev.h"
 #include "qp.h"
 #include "tx.h"
+#include "udp.h"
 
 /* Kbuild passes tools/version.sh's answer; a kernel tree build has none. */
 #ifndef SROCE_VERSION

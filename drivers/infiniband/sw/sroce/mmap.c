@@ -29,6 +29,7 @@
 #include <rdma/ib_verbs.h>
 #include <sroce/compat.h>
 
+#include "mmap.h"
 #include "queue.h"
 
 /**

@@ -10,6 +10,8 @@
 #include <rdma/ib_verbs.h>
 
 #include "sroce.h"
+#include "main.h"
+#include "netdev.h"
 
 bool sroce_port_is_active(const struct sroce_dev *sdev)
 {

@@ -15,6 +15,7 @@
 #include "completer.h"
 #include "cq.h"
 #include "engine.h"
+#include "netdev.h"
 #include "qp.h"
 #include "requester.h"
 #include "responder.h"

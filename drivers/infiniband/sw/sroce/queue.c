@@ -12,6 +12,7 @@
 #include <linux/vmalloc.h>
 #include <kunit/visibility.h>
 
+#include "mmap.h"
 #include "queue.h"
 
 /* The layout librxe was built against (rdma-core providers/rxe). */

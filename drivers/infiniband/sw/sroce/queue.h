@@ -210,12 +210,4 @@ static inline struct ib_ucontext *sroce_udata_ucontext(struct ib_udata *udata)
 	return udata ? rdma_udata_to_uverbs_attr_bundle(udata)->context : NULL;
 }
 
-/* mmap.c: mapping user rings */
-struct sroce_mmap_entry *sroce_mmap_entry_create(struct ib_ucontext *uctx,
-						 void *buf, size_t size);
-void sroce_mmap_entry_remove(struct sroce_mmap_entry *entry);
-u64 sroce_mmap_entry_offset(const struct sroce_mmap_entry *entry);
-int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
-void sroce_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
-
 #endif /* SROCE_QUEUE_H */

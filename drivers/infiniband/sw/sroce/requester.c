@@ -20,6 +20,7 @@
 #include "sroce.h"
 #include "completer.h"
 #include "mem.h"
+#include "netdev.h"
 #include "qp.h"
 #include "requester.h"
 #include "timers.h"

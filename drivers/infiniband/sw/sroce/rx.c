@@ -19,6 +19,8 @@
 #include "sroce.h"
 #include "completer.h"
 #include "engine.h"
+#include "icrc.h"
+#include "main.h"
 #include "qp.h"
 #include "responder.h"
 #include "rx.h"

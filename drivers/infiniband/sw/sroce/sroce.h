@@ -2,9 +2,10 @@
 /*
  * sroce: a software RoCEv2 RDMA device.
  *
- * The objects every part of the driver shares: the device, and the
- * functions each file exports to the others.  Locking and lifetime rules
- * are in Documentation/sroce.rst.
+ * The objects every part of the driver shares: the device and the
+ * protection domain.  Each .c file declares what it exports in a header
+ * of its own name.  Locking and lifetime rules are in
+ * Documentation/sroce.rst.
  */
 #ifndef SROCE_H
 #define SROCE_H
@@ -89,28 +90,5 @@ static inline void sroce_count(struct sroce_dev *sdev, enum sroce_counter c)
 {
 	this_cpu_inc(sdev->stats->cnt[c]);
 }
-
-/* main.c: the device list */
-void sroce_devices_lock_acquire(void);
-void sroce_devices_lock_release(void);
-struct sroce_dev *sroce_find_dev_rcu(const struct net_device *ndev);
-struct sroce_dev *sroce_next_dev_rcu(struct sroce_dev *sdev);
-int sroce_dev_claim(struct sroce_dev *sdev, struct net_device *ndev);
-void sroce_dev_unlink(struct sroce_dev *sdev);
-
-/* device.c: ib_device creation and the device/port verbs */
-int sroce_dev_add(const char *name, struct net_device *ndev);
-
-/* netdev.c: following the netdev */
-bool sroce_port_is_active(const struct sroce_dev *sdev);
-void sroce_port_update(struct sroce_dev *sdev);
-enum ib_mtu sroce_ndev_ib_mtu(const struct net_device *ndev);
-int sroce_netdev_init(void);
-void sroce_netdev_exit(void);
-
-/* udp.c: the RoCEv2 UDP sockets, one pair per network namespace */
-struct sock *sroce_udp_sock(struct net *net, bool ipv6);
-int sroce_udp_init(void);
-void sroce_udp_exit(void);
 
 #endif /* SROCE_H */

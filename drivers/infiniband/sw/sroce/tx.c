@@ -48,9 +48,11 @@
 #include <rdma/ib_cache.h>
 
 #include "sroce.h"
+#include "icrc.h"
 #include "qp.h"
 #include "rx.h"
 #include "tx.h"
+#include "udp.h"
 
 #define SROCE_DEFAULT_HOP_LIMIT	64
 #define SROCE_ENCAP_LEN		(sizeof(struct ipv6hdr) + sizeof(struct udphdr))

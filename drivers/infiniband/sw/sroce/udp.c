@@ -17,6 +17,7 @@
 
 #include "sroce.h"
 #include "rx.h"
+#include "udp.h"
 
 struct sroce_net {
 	struct socket *sock4;

@@ -454,13 +454,4 @@ static inline u8 sroce_aeth_value(u8 syndrome)
 	return syndrome & SROCE_AETH_VALUE;
 }
 
-/*
- * ICRC.  The value is stored after the pad in little-endian byte order:
- * the CRC-32 register's low byte goes first on the wire, as in the
- * Ethernet FCS.  The functions return it as __le32, ready to store.
- */
-int sroce_icrc_buf(const void *iphdr, unsigned int len, __le32 *icrc);
-int sroce_icrc_skb(struct sk_buff *skb, int nhoff, unsigned int len,
-		   __le32 *icrc);
-
 #endif /* SROCE_WIRE_H */

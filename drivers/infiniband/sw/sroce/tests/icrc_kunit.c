@@ -30,6 +30,7 @@
 #include <linux/string.h>
 #include <linux/udp.h>
 
+#include "../icrc.h"
 #include "../wire.h"
 #include "icrc_vectors.h"
 

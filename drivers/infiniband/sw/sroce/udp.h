@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The RoCEv2 UDP sockets, one pair per network namespace (udp.c): the one
+ * place sroce meets the UDP stack.
+ */
+#ifndef SROCE_UDP_H
+#define SROCE_UDP_H
+
+#include <linux/types.h>
+
+struct net;
+struct sock;
+
+struct sock *sroce_udp_sock(struct net *net, bool ipv6);
+int sroce_udp_init(void);
+void sroce_udp_exit(void);
+
+#endif /* SROCE_UDP_H */
