@@ -22,6 +22,7 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/minmax.h>
+#include <linux/moduleparam.h>
 #include <linux/skbuff.h>
 #include <linux/string.h>
 #include <linux/udp.h>
@@ -29,6 +30,20 @@
 
 #include "icrc.h"
 #include "wire.h"
+
+/*
+ * A packet from one of the device's GIDs to another never reaches a
+ * netdev (tx.c, sroce_loopback()): nothing on its way can corrupt it and
+ * nobody else sees it, so it goes without an ICRC, which would cost two
+ * passes over every byte (the largest cost of single-device loopback,
+ * the topology blktests, NVMe-oF and NFS/RDMA CI use).  Everything that
+ * reaches a netdev has one.  loopback_icrc=1 puts it back, to exercise
+ * the CRC on loopback.
+ */
+bool sroce_loopback_icrc;
+module_param_named(loopback_icrc, sroce_loopback_icrc, bool, 0444);
+MODULE_PARM_DESC(loopback_icrc,
+		 "Compute and check the ICRC on packets that never leave the host's sroce devices (default: no)");
 
 /* crc32_le(~0, 8 bytes of 0xff): the register after the masked LRH */
 #define SROCE_ICRC_SEED		0xdebb20e3

@@ -12,6 +12,8 @@
 
 struct sk_buff;
 
+extern bool sroce_loopback_icrc;
+
 int sroce_icrc_buf(const void *iphdr, unsigned int len, __le32 *icrc);
 int sroce_icrc_skb(struct sk_buff *skb, int nhoff, unsigned int len,
 		   __le32 *icrc);

@@ -231,6 +231,8 @@ static int sroce_rx_unwrap(struct sk_buff *skb)
 		return -EINVAL;
 	__skb_pull(skb, sizeof(struct udphdr));
 	len = skb->len;
+	if (SROCE_SKB_CB(skb)->from_self && !sroce_loopback_icrc)
+		goto checked;
 	if (sroce_icrc_skb(skb, skb_network_offset(skb),
 			   len - SROCE_ICRC_LEN - skb_network_offset(skb),
 			   &want))
@@ -238,6 +240,7 @@ static int sroce_rx_unwrap(struct sk_buff *skb)
 	if (skb_copy_bits(skb, len - SROCE_ICRC_LEN, &got, sizeof(got)) ||
 	    want != got)
 		return -EBADMSG;
+checked:
 	/* The headers must be linear for parsing; the payload need not. */
 	info = sroce_opcode(((const struct sroce_bth *)skb->data)->opcode);
 	if (!pskb_may_pull(skb, min_t(unsigned int, len, info ?
