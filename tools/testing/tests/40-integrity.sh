@@ -11,7 +11,8 @@
 # in the VM): make -C tools/testing/integrity
 #
 # Runs, with SROCE_DRIVER=sroce (the default), on topo_veth:
-#   loopback on sroce0 over the IPv4 GID and over the IPv6 GID (full);
+#   loopback on sroce0 over the IPv4 GID and over the IPv6 GID (full),
+#   and again over IPv4 with the ICRC on loopback (loopback_icrc=1);
 #   server in ns1 on sroce1, client in ns0 on sroce0, IPv4 and IPv6 (quick);
 #   the client/server run again with netem loss and reordering on veth0
 #   (quick, without the error cases, whose timing the loss would upset).
@@ -246,6 +247,16 @@ run_sroce() {
 
 	check "rdma link delete sroce0" run_ns ns0 rdma link delete sroce0
 	check "rdma link delete sroce1" run_ns ns1 rdma link delete sroce1
+	check_output "loopback packets carry no ICRC by default (loopback_icrc)" '^N$' \
+		cat /sys/module/sroce/parameters/loopback_icrc
+	check "unload sroce" sroce_unload
+
+	# The CRC path on loopback, put back by the parameter.
+	check "load sroce loopback_icrc=1" sroce_load loopback_icrc=1
+	check "rdma link add sroce0 on veth0 (ns0)" \
+		run_ns ns0 rdma link add sroce0 type sroce netdev veth0 || bail_out "no sroce0"
+	loopback "loopback IPv4, loopback_icrc=1" ns0 sroce0 10.0.0.1 -t basic,sge,inline
+	check "rdma link delete sroce0" run_ns ns0 rdma link delete sroce0
 	topo_clean
 	check "unload sroce" sroce_unload
 }
