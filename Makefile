@@ -4,9 +4,13 @@
 #
 #   make                 build against the running kernel (or KDIR=...)
 #   make both            build against both Debian kernels (6.1 and 6.12)
+#   make cloud           build against Debian's two cloud kernels (6.1, 6.12)
 #   make check           W=1, sparse (C=2) and checkpatch --strict, both kernels
+#   make check-cloud     W=1 and sparse (C=2) on the two cloud kernels
 #   make deps            install everything a Debian 12 machine needs (apt)
 #   make test            build, check and run the VM test suite (T=name for one)
+#   make test-cloud      the VM test suite on the cloud kernels (virtio-fs;
+#                        T=name for some)
 #   make fuzz            the RoCEv2 fuzzer, long, both kernels (FUZZ_PACKETS=,
 #                        default 200000 a kernel; FUZZ_SEED=)
 #   make run             boot a VM, create sroce0 and show it working
@@ -39,6 +43,10 @@ TOP      := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD    := $(TOP)/build
 KDIR     ?= /lib/modules/$(shell uname -r)/build
 KERNELS   = $(shell $(TOP)/tools/kernels.sh)
+# Debian's cloud flavour: no rdma_rxe, siw, iSER, SRP or 9p.
+CLOUD_KERNELS = $(shell $(TOP)/tools/kernels.sh cloud)
+# What "make sparse" checks: the generic pair, or the cloud one (check-cloud).
+SPARSE_KERNELS = $(KERNELS)
 SRC612   ?= /var/cache/sroce/linux-source-6.12
 CHECKPATCH = $(SRC612)/scripts/checkpatch.pl
 SOURCES   = $(shell cd $(TOP) && git ls-files -co --exclude-standard \
@@ -72,24 +80,37 @@ endef
 DEBUG_KERNEL = $(TOP)/tools/debug-kernel
 
 .PHONY: all modules both check sparse checkpatch deps test run load unload clean help
+.PHONY: cloud check-cloud test-cloud
 .PHONY: debug-kernel test-debug kunit bench bench-smoke fuzz soak soak-debug churn
 .PHONY: interop ulp-stress stacked install uninstall deb test-dkms version
 
 all modules:
 	@$(call build_one,$(KDIR))
 
-both:
-	@for v in $(KERNELS); do \
+# build_each RELEASES: build for each of them.
+define build_each
+	@for v in $(1); do \
 		echo "== build $$v"; \
 		$(MAKE) --no-print-directory -C $(TOP) modules KDIR=/lib/modules/$$v/build || exit 1; \
 	done
+endef
+
+both:
+	$(call build_each,$(KERNELS))
+
+cloud:
+	$(call build_each,$(CLOUD_KERNELS))
 
 check: sparse checkpatch
+
+# checkpatch reads only the sources: once for all kernels, in "make check".
+check-cloud:
+	@$(MAKE) --no-print-directory -C $(TOP) sparse SPARSE_KERNELS="$(CLOUD_KERNELS)"
 
 # Sparse at C=2 rebuilds every file; any sparse diagnostic fails the check.
 sparse:
 	@command -v sparse >/dev/null || { echo "sparse not installed (make deps)"; exit 1; }
-	@set -e; for v in $(KERNELS); do \
+	@set -e; for v in $(SPARSE_KERNELS); do \
 		echo "== sparse $$v"; \
 		log=$(BUILD)/sparse-$$v.log; \
 		$(MAKE) --no-print-directory -C $(TOP) modules \
@@ -118,6 +139,12 @@ deps:
 
 test:
 	@bash $(TOP)/tools/testing/make-test.sh $(if $(T),--tests "$(T)")
+
+# The whole VM suite (or T=) on the cloud kernels, booted with virtio-fs;
+# "make test" runs only a smoke there.
+test-cloud: cloud
+	@bash $(TOP)/tools/testing/run.sh $(foreach v,$(CLOUD_KERNELS),--kernel $(v)) \
+		$(if $(T),--tests "$(T)") --out $(BUILD)/cloud-results
 
 run:
 	@bash $(TOP)/tools/testing/make-run.sh
@@ -235,4 +262,4 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '3,37p' $(TOP)/Makefile
+	@sed -n '3,41p' $(TOP)/Makefile

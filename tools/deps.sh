@@ -4,9 +4,12 @@
 # Install, with apt, everything sroce needs to build, check and test on a
 # fresh Debian 12 machine.  Idempotent: packages already present are kept.
 #
-# The 6.12 kernel is the newest linux-headers-6.12.*+deb12-amd64 whose
-# linux-image of the same version is in the archive; it is looked up at run
-# time because the archive drops old point releases.
+# The 6.12 kernels are the newest linux-headers-6.12.*+deb12-amd64 and
+# linux-headers-6.12.*+deb12-cloud-amd64 whose linux-image of the same
+# version is in the archive; they are looked up at run time because the
+# archive drops old point releases.  The cloud flavour (what Debian's cloud
+# images run: no rdma_rxe, siw or 9p) is tested too, 6.1's through the
+# linux-*-cloud-amd64 metapackages.
 
 set -euo pipefail
 
@@ -34,9 +37,11 @@ has_candidate() {
 	[[ $out == *"Candidate: "[0-9]* ]]
 }
 
+# newest_612 FLAVOUR: the release of the newest 6.12 kernel of FLAVOUR
+# ("amd64" or "cloud-amd64") with headers and an image in the archive.
 newest_612() {
-	local v
-	for v in $(apt-cache search --names-only '^linux-headers-6\.12\.[0-9]+\+deb12-amd64$' |
+	local flavour=$1 v
+	for v in $(apt-cache search --names-only "^linux-headers-6\\.12\\.[0-9]+\\+deb12-$flavour\$" |
 		   awk '{print $1}' | sed 's/^linux-headers-//' | sort -rV); do
 		if has_candidate "linux-image-$v" ||
 		   has_candidate "linux-image-$v-unsigned"; then
@@ -47,16 +52,27 @@ newest_612() {
 	return 1
 }
 
-V612=$(newest_612) || { log "no 6.12 kernel with headers and image found"; exit 1; }
-log "6.12 kernel: $V612"
+# kernel_612 FLAVOUR: add the image and headers packages of that 6.12
+# kernel to KERNEL_612 (not in a subshell: a kernel not found ends the script).
+KERNEL_612=()
+kernel_612() {
+	local v image
 
-image_612=linux-image-$V612
-has_candidate "$image_612" || image_612=linux-image-$V612-unsigned
+	v=$(newest_612 "$1") || { log "no 6.12 $1 kernel with headers and image found"; exit 1; }
+	log "6.12 $1 kernel: $v"
+	image=linux-image-$v
+	has_candidate "$image" || image=linux-image-$v-unsigned
+	KERNEL_612+=("$image" "linux-headers-$v")
+}
+
+kernel_612 amd64
+kernel_612 cloud-amd64
 
 PKGS=(
 	build-essential bc bison flex libelf-dev libssl-dev dwarves xz-utils lz4
 	linux-image-amd64 linux-headers-amd64
-	"$image_612" "linux-headers-$V612"
+	linux-image-cloud-amd64 linux-headers-cloud-amd64
+	"${KERNEL_612[@]}"
 	linux-source-6.12
 	qemu-system-x86 busybox-static kmod cpio
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev librdmacm-dev

@@ -70,6 +70,20 @@ skip() {
 	_tap_took
 }
 
+# skip_test DESC REASON: skip the whole test (one skipped assertion) and
+# end it: for a test this kernel cannot run.
+skip_test() {
+	skip "$1" "$2"
+	tap_done
+}
+
+# kernel_has MODULE: true if this kernel has MODULE, loadable or built in.
+# Debian's cloud kernels have no rdma_rxe, siw, iSER or SRP (see
+# Documentation/install.rst).
+kernel_has() {
+	modprobe -n -q "$1" 2>/dev/null
+}
+
 # The last 40 lines of a command's output, for diagnostics.
 _tail_output() {
 	if [ -n "$1" ]; then

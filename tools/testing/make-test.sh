@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# "make test": build sroce for both kernels, run "make check", then the VM
-# test suite on both kernels, the interop tests against rdma_rxe, and on
+# "make test": build sroce for both kernels and Debian's two cloud kernels,
+# run "make check", then the VM test suite on both kernels, the interop
+# tests against rdma_rxe, a smoke of the suite on the two cloud kernels
+# (CLOUD_SMOKE below: booted with virtio-fs, they have no 9p), and on
 # the debug kernel (built once per machine, then cached) the KUnit suites
 # ("make kunit") and a short part of the VM suite ("make test-debug
 # --short": KASAN, lockdep, kmemleak, fault injection), and last the
@@ -19,7 +21,8 @@
 #
 # CI stops make test at 90 minutes.  SROCE_TEST_BUDGET_MIN (default 80)
 # is what the parts after the VM tests -- the second interop pair, the
-# debug kernel's, the benchmark smoke -- may bring it to: one that would
+# cloud kernels' smoke, the debug kernel's, the benchmark smoke -- may
+# bring it to: one that would
 # go past is skipped and counted as skipped, saying so (a slow machine,
 # a debug kernel to build); 0 runs them all whatever the time.
 # SROCE_TEST_DEBUG=0 leaves out the debug kernel's part.
@@ -43,7 +46,13 @@ while [ $# -gt 0 ]; do
 done
 
 kernels=$("$REPO/tools/kernels.sh") || { echo "0 passed, 1 failed"; exit 1; }
-for v in $kernels; do
+# The cloud kernels (make deps installs them) are built here with W=1 and
+# -Werror like the others; sparse runs on the generic pair only: sroce's
+# code has no config-dependent part, and the RDMA core's headers are the
+# same in both flavours (make check-cloud runs it on the cloud pair).
+cloud_kernels=$("$REPO/tools/kernels.sh" cloud) ||
+	step "the cloud kernels are installed (make deps)" false
+for v in $kernels $cloud_kernels; do
 	step "build $v" make -C "$REPO" --no-print-directory modules KDIR="/lib/modules/$v/build"
 done
 step "build the integrity tester" make -C "$REPO/tools/testing/integrity" --no-print-directory
@@ -59,6 +68,14 @@ step "checkpatch --strict" make -C "$REPO" --no-print-directory checkpatch
 # netdev events, disassociation, rdma_cm, NVMe-oF, NFS, iSER, SRP) and
 # the integrity run go on both.
 ONE_KERNEL_TESTS=("17-fuzz 31-perftest" "18-forged 21-lo 47-read-loss")
+
+# The cloud kernels' smoke: the module, a device librxe binds to, rdma_cm
+# traffic, a kernel ULP (NVMe-oF) and the verbs program that checks every
+# byte (RC, UD, SRQ, WRITE, READ, atomics, IPv4 and IPv6, loss), through
+# the cloud configs' RDMA core and the virtio-fs root: about 3.5 minutes
+# a kernel under TCG.  30-pingpong (3 minutes of ibv_*_pingpong, verbs
+# the integrity program covers) is left to make test-cloud, which runs all.
+CLOUD_SMOKE="10-load 11-link 32-rdmacm 33-nvmeof 40-integrity"
 
 # vm_tests_of I: the tests the I-th kernel (0: 6.1, 1: 6.12) runs.
 vm_tests_of() {
@@ -89,6 +106,12 @@ if [ -z "$TESTS" ]; then
 	suite "interop $1 sroce-rxe" "$HERE/interop.sh" --kernel "$1" --pair sroce-rxe
 	within_budget "interop rxe-sroce" 6 &&
 		suite "interop ${2:-$1} rxe-sroce" "$HERE/interop.sh" --kernel "${2:-$1}" --pair rxe-sroce
+	if [ -n "$cloud_kernels" ] && within_budget "the cloud kernels' smoke" 8; then
+		for v in $cloud_kernels; do
+			suite "vm-tests $v smoke" "$HERE/run.sh" --kernel "$v" \
+				--tests "$CLOUD_SMOKE"
+		done
+	fi
 	if [ "${SROCE_TEST_DEBUG:-1}" != 0 ]; then
 		# KUnit and the short list, ~16 minutes; a debug kernel not
 		# built yet takes ~16 more.

@@ -8,8 +8,10 @@
 #                        [--kernel-image FILE --modules-root DIR]
 #
 #   --kernel VER      a kernel release installed on this machine (or "6.1",
-#                     "6.12"); may be repeated; default: all that
-#                     tools/kernels.sh prints
+#                     "6.12", "6.1-cloud", "6.12-cloud"); may be repeated;
+#                     default: the two that tools/kernels.sh prints.  A
+#                     kernel without 9p (the cloud ones) boots with
+#                     virtio-fs instead (vm/vmfs.sh)
 #   --module-dir DIR  the built modules are DIR/<VER>/sroce.ko (and any other
 #                     .ko there); default: build/ in the repository
 #   --tests "N..."    tests to run: names of tools/testing/tests/*.sh without
@@ -31,7 +33,8 @@
 #   tools/testing/run.sh --kernel 6.1.0-57-amd64 --tests 00-harness
 #
 # Each VM boots the installed kernel with a tiny initramfs (vm/), mounts
-# the host's / read-only as its root and the results dir read-write, runs
+# the host's / read-only as its root and the results dir read-write (9p or
+# virtio-fs), runs
 # the tests in sequence (vm/guest.sh) and powers off.  Results, per kernel:
 #
 #   tests/NAME.tap   the test's TAP output (and stderr)
@@ -147,7 +150,7 @@ resolve_kernel_image() {
 		die "no $MODULES_ROOT/lib/modules/${KERNELS[0]}"
 }
 
-# "6.1" and "6.12" mean what tools/kernels.sh says.
+# "6.1", "6.12", "6.1-cloud" and "6.12-cloud" mean what tools/kernels.sh says.
 resolve_kernels() {
 	local k i
 
@@ -160,7 +163,7 @@ resolve_kernels() {
 	fi
 	for i in "${!KERNELS[@]}"; do
 		k=${KERNELS[$i]}
-		if [ ! -d "/lib/modules/$k" ] && [[ $k =~ ^6\.[0-9]+$ ]]; then
+		if [ ! -d "/lib/modules/$k" ] && [[ $k =~ ^6\.[0-9]+(-cloud)?$ ]]; then
 			k=$("$REPO/tools/kernels.sh" "$k") || die "no kernel for $k"
 			KERNELS[i]=$k
 		fi

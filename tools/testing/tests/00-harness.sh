@@ -20,10 +20,10 @@
 # shellcheck source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-if [ "${SROCE_SKIP_HARNESS_SELFTEST:-0}" = 1 ]; then
-	skip "harness self-test with rdma_rxe" "SROCE_SKIP_HARNESS_SELFTEST=1"
-	tap_done
-fi
+[ "${SROCE_SKIP_HARNESS_SELFTEST:-0}" != 1 ] ||
+	skip_test "harness self-test with rdma_rxe" "SROCE_SKIP_HARNESS_SELFTEST=1"
+kernel_has rdma_rxe ||
+	skip_test "harness self-test with rdma_rxe" "this kernel has no rdma_rxe (CONFIG_RDMA_RXE)"
 
 cleanup() {
 	rdma link delete rxe0 2>/dev/null

@@ -5,6 +5,8 @@
 # loads second must fail cleanly, leaving the first one working.
 . "$(dirname "$0")/../lib.sh"
 require_sroce
+kernel_has rdma_rxe ||
+	skip_test "sroce and rdma_rxe exclude each other" "this kernel has no rdma_rxe (CONFIG_RDMA_RXE)"
 
 check "load sroce" sroce_load
 check_fail "rdma_rxe refuses to load beside sroce" modprobe rdma_rxe

@@ -7,8 +7,9 @@
 # it, and runs the interop tests (tools/testing/interop/NAME.sh) in step
 # with the other VM.
 #
-# Shares: /run/sroce/out (9p "results", this VM's own OUTDIR/A or /B) and
-# /run/sroce/sync (9p "sync", mounted here, the same host dir in both VMs).
+# Shares: /run/sroce/out ("results", this VM's own OUTDIR/A or /B) and
+# /run/sroce/sync ("sync", mounted here, the same host dir in both VMs);
+# 9p or virtio-fs, as the kernel line's sroce_fs says (vm/qemu.sh).
 #
 # Writes into /run/sroce/out, like guest.sh:
 #   .vm/booted, tests/NAME.tap, tests/NAME.done, dmesg.txt, kmemleak.txt,
@@ -83,7 +84,11 @@ setup_system() {
 	hostname "sroce-$SROCE_ROLE"
 	ulimit -l unlimited
 	mkdir -p "$SYNC"
-	mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 sync "$SYNC"
+	if grep -qw sroce_fs=virtiofs /proc/cmdline; then
+		mount -t virtiofs sync "$SYNC"
+	else
+		mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 sync "$SYNC"
+	fi
 }
 
 # The virtio-net interface (eth0 with net.ifnames=0, but find it by driver).
@@ -110,7 +115,7 @@ setup() {
 	# shellcheck source=../lib.sh
 	. "$SROCE_REPO/tools/testing/lib.sh"
 	if mountpoint -q "$SYNC"; then ok "sync share mounted"; else
-		not_ok "sync share mounted" "9p tag 'sync' on $SYNC"; fi
+		not_ok "sync share mounted" "tag 'sync' on $SYNC"; fi
 	check "modprobe virtio_net" modprobe virtio_net
 	if poll_until 10 find_nic; then
 		nic=$(find_nic)

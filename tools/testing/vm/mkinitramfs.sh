@@ -15,16 +15,19 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../../.." && pwd)
 BUSYBOX=/bin/busybox
-# What /init needs to reach the host's root over virtio-9p.  Modules built
-# into a kernel (virtio_pci in 6.12, all of them in the debug kernel) are
-# skipped.  SROCE_MODULES_ROOT: the kernel's modules are under
-# SROCE_MODULES_ROOT/lib/modules/<version> (see qemu.sh).
-MODULES=(virtio_pci 9pnet_virtio 9p)
+# shellcheck source=vmfs.sh
+. "$HERE/vmfs.sh"
 
 log() { echo "mkinitramfs: $*" >&2; }
 
 [ $# -eq 1 ] || { echo "usage: $0 KERNEL_VERSION" >&2; exit 2; }
 KVER=$1
+# What /init needs to reach the host's root, over virtio-9p or virtio-fs
+# (vmfs.sh).  Modules built into a kernel (virtio_pci in 6.12, all of them
+# in the debug kernel) are skipped.  SROCE_MODULES_ROOT: the kernel's
+# modules are under SROCE_MODULES_ROOT/lib/modules/<version> (see qemu.sh).
+FS=$(vm_fs "$KVER") || exit 1
+read -r -a MODULES <<<"$(vm_fs_modules "$FS")"
 MODROOT=${SROCE_MODULES_ROOT:-}
 [ -d "$MODROOT/lib/modules/$KVER" ] || { log "no $MODROOT/lib/modules/$KVER"; exit 1; }
 # A dynamically linked busybox would find no libc in the initramfs.
@@ -48,7 +51,7 @@ mapfile -t KOS < <(module_files)
 # Cache key: the content of everything that ends up in the image.
 cache_key() {
 	# Hash contents only: the same file reached by another path is a hit.
-	cat "$HERE/init" "${BASH_SOURCE[0]}" "$BUSYBOX" "${KOS[@]}" |
+	cat "$HERE/init" "${BASH_SOURCE[0]}" "$HERE/vmfs.sh" "$BUSYBOX" "${KOS[@]}" |
 		sha256sum | cut -d' ' -f1
 }
 
