@@ -61,6 +61,13 @@ INITRD=$("$HERE/mkinitramfs.sh" "$KVER")
 # everything is in dmesg anyway.  mitigations=off makes TCG a bit faster.
 # No panic on oops: the harness wants to see it and go on to the end.
 CMDLINE="console=ttyS0 loglevel=5 panic=-1 mitigations=off net.ifnames=0"
+# tsc=reliable: TCG's CPU says AMD without a constant TSC, and the kernel
+# takes such TSCs on more than one CPU for unsynchronized: 6.1 then runs
+# on the HPET (an emulated MMIO read for every clock read, which slows
+# everything timed: 32-rdmacm took 69 s, 28 s on the TSC) and the debug
+# kernel, which finds no HPET without ACPI, on jiffies.  The vCPUs' TSCs
+# all come from the host's.
+CMDLINE+=" tsc=reliable"
 CMDLINE+=" rdinit=/init printk.devkmsg=on"
 # SROCE_KERNEL_CMDLINE: more kernel parameters (the debug kernel's).
 CMDLINE+=${SROCE_KERNEL_CMDLINE:+ $SROCE_KERNEL_CMDLINE}
