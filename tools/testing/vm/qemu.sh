@@ -37,10 +37,14 @@
 # SROCE_KERNEL_CMDLINE is added to the kernel's command line.
 #
 # TCG, not KVM: KVM hangs on this class of machine.  Two vCPUs on two host
-# cores with multi-threaded TCG; never run two of these at once.  Each vCPU
-# is its own socket: SeaBIOS's MP table lists only the first CPU of a
-# package, and the debug kernel (no ACPI) finds its CPUs in that table, so
-# with QEMU's default of one socket of N cores it booted with one CPU.
+# cores with multi-threaded TCG; never run two of these at once.  A kernel
+# given by SROCE_KERNEL_IMAGE (the debug kernel, which has no ACPI) gets a
+# socket per vCPU: it finds its CPUs in SeaBIOS's MP table, which lists
+# only the first CPU of a package, so with QEMU's default of one socket of
+# N cores it booted with one CPU.  The stock kernels keep one socket (they
+# read ACPI): as on most machines, their CPUs share a cache, which 6.12's
+# unbound workqueues go by (a pod per socket would keep sroce's work items
+# on the CPU that queued them).
 
 set -euo pipefail
 
@@ -52,6 +56,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 KVER=$1 OUTDIR=$2 TIMEOUT=$3
 shift 3
 SMP=${SROCE_VM_SMP:-2} MEM=${SROCE_VM_MEM:-2G}
+TOPOLOGY=$SMP
+[ -z "${SROCE_KERNEL_IMAGE:-}" ] || TOPOLOGY="$SMP,sockets=$SMP,cores=1,threads=1"
 VIRTIOFSD=${SROCE_VIRTIOFSD:-/usr/lib/qemu/virtiofsd}
 
 FS=$(vm_fs "$KVER")
@@ -80,7 +86,7 @@ CMDLINE+=" sroce_fs=$FS"
 [ -z "${SROCE_MODULES_ROOT:-}" ] || CMDLINE+=" sroce_modroot=$SROCE_MODULES_ROOT"
 
 QEMU=(qemu-system-x86_64
-	-accel "tcg,thread=multi" -cpu max -m "$MEM" -smp "$SMP,sockets=$SMP,cores=1,threads=1"
+	-accel "tcg,thread=multi" -cpu max -m "$MEM" -smp "$TOPOLOGY"
 	-no-reboot -nic none
 	-display none -vga none -monitor none
 	-serial "file:$OUTDIR/console.log"
