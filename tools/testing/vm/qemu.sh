@@ -26,7 +26,8 @@
 # is QEMU's), with cache=always: the host's files do not change under a
 # test VM, and without it (cache=none: direct I/O) 6.1's virtio-fs hangs in
 # virtio_fs_enqueue_req when finit_module reads a .ko (its buffer is
-# vmalloc'ed).  The writable shares use cache=none: the host polls the
+# vmalloc'ed; SROCE_VIRTIOFS_CACHE=auto|none to try others).  The
+# writable shares use cache=none: the host polls the
 # results as they are written, and the two VMs of a pair see each other's
 # files in "sync" at once.
 #
@@ -143,7 +144,7 @@ virtiofsd() {
 	       -device "vhost-user-fs-pci,chardev=fs-$tag,tag=$tag")
 }
 
-virtiofsd hostroot / always ro
+virtiofsd hostroot / "${SROCE_VIRTIOFS_CACHE:-always}" ro
 for share in "${SHARES[@]}"; do
 	virtiofsd "${share%%=*}" "${share#*=}" none
 done
