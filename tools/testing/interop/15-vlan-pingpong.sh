@@ -38,7 +38,9 @@ check_output "  that GID is the VLAN's" "^$VLAN\$" \
 	cat "/sys/class/infiniband/$SROCE_DEV/ports/1/gid_attrs/ndevs/${G4:-0}"
 
 if is_server; then peer4=192.168.78.2; else peer4=192.168.78.1; fi
-wait_for "ping the peer over the VLAN ($peer4)" 30 ping -c 1 -W 2 "$peer4"
+# iputils' ping if installed, or busybox's (the host may have only that).
+if command -v ping >/dev/null; then PING=(ping); else PING=(busybox ping); fi
+wait_for "ping the peer over the VLAN ($peer4)" 30 "${PING[@]}" -c 1 -W 2 "$peer4"
 
 # diag_vlan: what the VLAN and the device saw, for a failed step.
 diag_vlan() {
