@@ -28,20 +28,25 @@
 
 /* ------------------------------------------------------------ expiry */
 
+/* Every timer only notes what fired and has the engine act on it. */
+static void sroce_timer_fired(struct sroce_qp *qp, enum sroce_qp_flag bit)
+{
+	set_bit(bit, &qp->flags);
+	sroce_qp_kick(qp);
+}
+
 static void sroce_retrans_timer_fn(struct timer_list *t)
 {
 	struct sroce_qp *qp = from_timer(qp, t, retrans_timer);
 
-	set_bit(SROCE_QPF_RETRANS, &qp->flags);
-	sroce_qp_kick(qp);
+	sroce_timer_fired(qp, SROCE_QPF_RETRANS);
 }
 
 static void sroce_rnr_timer_fn(struct timer_list *t)
 {
 	struct sroce_qp *qp = from_timer(qp, t, rnr_timer);
 
-	set_bit(SROCE_QPF_RNR, &qp->flags);
-	sroce_qp_kick(qp);
+	sroce_timer_fired(qp, SROCE_QPF_RNR);
 }
 
 /*
@@ -55,8 +60,7 @@ static enum hrtimer_restart sroce_resp_reorder_timer_fn(struct hrtimer *t)
 	struct sroce_qp *qp = container_of(t, struct sroce_qp,
 					   resp_reorder_timer);
 
-	set_bit(SROCE_QPF_RESP_REORDER, &qp->flags);
-	sroce_qp_kick(qp);
+	sroce_timer_fired(qp, SROCE_QPF_RESP_REORDER);
 	return HRTIMER_NORESTART;
 }
 
@@ -65,8 +69,7 @@ static enum hrtimer_restart sroce_comp_reorder_timer_fn(struct hrtimer *t)
 	struct sroce_qp *qp = container_of(t, struct sroce_qp,
 					   comp_reorder_timer);
 
-	set_bit(SROCE_QPF_COMP_REORDER, &qp->flags);
-	sroce_qp_kick(qp);
+	sroce_timer_fired(qp, SROCE_QPF_COMP_REORDER);
 	return HRTIMER_NORESTART;
 }
 
