@@ -22,6 +22,8 @@
 #   make soak-debug      the same on the debug kernel (default 32M)
 #   make debug-kernel    build (or reuse) the KASAN/lockdep/kmemleak kernel
 #   make test-debug      the VM test suite on the debug kernel (T=name for some)
+#   make kcsan-kernel    build (or reuse) the KCSAN flavour of it
+#   make test-kcsan      the VM test suite on the KCSAN kernel (T=name for some)
 #   make kunit           the KUnit suites (sroce_kunit.ko) in the debug kernel
 #   make churn           20-churn with 100 cycles, both kernels (CHURN_CYCLES=)
 #   make interop         sroce against rdma_rxe on the wire: both kernels,
@@ -81,7 +83,7 @@ DEBUG_KERNEL = $(TOP)/tools/debug-kernel
 
 .PHONY: all modules both check sparse checkpatch deps test run load unload clean help
 .PHONY: cloud check-cloud test-cloud
-.PHONY: debug-kernel test-debug kunit bench bench-smoke fuzz soak soak-debug churn
+.PHONY: debug-kernel test-debug kcsan-kernel test-kcsan kunit bench bench-smoke fuzz soak soak-debug churn
 .PHONY: interop ulp-stress stacked install uninstall deb test-dkms version
 
 all modules:
@@ -181,6 +183,13 @@ debug-kernel:
 
 test-debug:
 	@bash $(DEBUG_KERNEL)/test-debug.sh $(if $(T),--tests "$(T)")
+
+# The KCSAN flavour (KCSAN and KASAN exclude each other): its own cache key.
+kcsan-kernel:
+	@bash $(DEBUG_KERNEL)/build.sh --kcsan
+
+test-kcsan:
+	@bash $(DEBUG_KERNEL)/test-debug.sh --kcsan $(if $(T),--tests "$(T)")
 
 # Builds sroce.ko and sroce_kunit.ko for the debug kernel (built first if
 # needed), loads the suites in a VM; the last line counts the test cases.

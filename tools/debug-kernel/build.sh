@@ -5,7 +5,11 @@
 # allnoconfig + kernel.config (a minimal x86_64 virtio guest) + debug.config
 # (KASAN, lockdep, kmemleak, UBSAN, debug objects, KUnit, fault injection).
 #
-#   tools/debug-kernel/build.sh [--print-key | --is-built]
+#   tools/debug-kernel/build.sh [--kcsan] [--print-key | --is-built]
+#
+#   --kcsan   the KCSAN flavour: kcsan.config on top (KCSAN instead of
+#             KASAN, which exclude each other); its own cache key.
+#             SROCE_DEBUG_FLAVOUR=kcsan does the same.
 #
 # Prints the cache directory on stdout (progress goes to stderr):
 #
@@ -34,6 +38,15 @@ SRC=${SROCE_LINUX_SRC:-/var/cache/sroce/linux-source-6.12}
 CACHE_ROOT=${SROCE_DEBUG_KERNEL_CACHE:-/var/cache/sroce/debug-kernel}
 JOBS=${SROCE_DEBUG_KERNEL_JOBS:-2}
 FRAGMENTS=("$HERE/kernel.config" "$HERE/debug.config")
+if [ "${1:-}" = --kcsan ]; then
+	SROCE_DEBUG_FLAVOUR=kcsan
+	shift
+fi
+case ${SROCE_DEBUG_FLAVOUR:-kasan} in
+kasan) ;;
+kcsan) FRAGMENTS+=("$HERE/kcsan.config") ;;
+*) echo "debug-kernel: SROCE_DEBUG_FLAVOUR is kasan or kcsan" >&2; exit 2 ;;
+esac
 # Bump when the way the cache is laid out or built changes.
 FORMAT=1
 
@@ -84,23 +97,27 @@ fi
 
 mk() { nice -n 19 make -C "$SRC" O="$B" -j"$JOBS" "$@"; }
 
-# check_config: every line of the fragments must hold in .config ("=n" as
-# "is not set" or absent), so that a symbol Kconfig silently dropped (a
-# missing dependency, a renamed option) is an error, not a surprise.
+# check_config: every setting of the fragments must hold in .config ("=n"
+# as "is not set" or absent), so that a symbol Kconfig silently dropped (a
+# missing dependency, a renamed option) is an error, not a surprise.  A
+# later fragment overrides an earlier one, as in KCONFIG_ALLCONFIG.
 check_config() {
-	local line sym want got bad=0
+	local line sym got bad=0
+	local -A want=()
 	while read -r line; do
 		[[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)=(.*)$ ]] || continue
-		sym=${BASH_REMATCH[1]} want=${BASH_REMATCH[2]}
+		want[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
+	done < <(cat "${FRAGMENTS[@]}")
+	for sym in "${!want[@]}"; do
 		got=$(sed -n "s/^$sym=//p" "$B/.config")
-		if [ "$want" = n ]; then
+		if [ "${want[$sym]}" = n ]; then
 			[ -z "$got" ] && continue
-		elif [ "$got" = "$want" ]; then
+		elif [ "$got" = "${want[$sym]}" ]; then
 			continue
 		fi
-		log "config: $sym=$want wanted, got ${got:-n}"
+		log "config: $sym=${want[$sym]} wanted, got ${got:-n}"
 		bad=1
-	done < <(cat "${FRAGMENTS[@]}")
+	done
 	return $bad
 }
 

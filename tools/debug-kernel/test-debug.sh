@@ -9,8 +9,10 @@
 # kmemleak report ("kmemleak clean").  The kernel build and the module
 # build each count as one check; the last line is "N passed, N failed".
 #
-#   tools/debug-kernel/test-debug.sh [--short | --tests "NAME..."]
+#   tools/debug-kernel/test-debug.sh [--kcsan] [--short | --tests "NAME..."]
 #
+#   --kcsan   on the KCSAN flavour of the debug kernel (make test-kcsan):
+#             data races reported instead of KASAN's memory errors
 #   --short   the part "make test" runs: $SHORT_TESTS below, a few minutes
 #   --tests   these tests (make test-debug T=...); default: all of them
 
@@ -35,7 +37,8 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--tests) TESTS=$2; shift 2 ;;
 	--short) TESTS=$SHORT_TESTS; shift ;;
-	*) echo "usage: $0 [--short | --tests \"NAME...\"]" >&2; exit 2 ;;
+	--kcsan) export SROCE_DEBUG_FLAVOUR=kcsan; shift ;;
+	*) echo "usage: $0 [--kcsan] [--short | --tests \"NAME...\"]" >&2; exit 2 ;;
 	esac
 done
 
