@@ -104,7 +104,7 @@ static void sroce_rx_scrub(struct sk_buff *skb)
 /*
  * Find the device and the QP and queue the packet for the QP's engine;
  * the rest (peer, ICRC, headers) is checked there, on whatever CPU runs
- * it.  @from_self: sroce_loopback() sent it, it never was on a netdev.
+ * it.  @from_self: sroce_udp_loopback() sent it, it never was on a netdev.
  * Always consumes @skb.
  */
 static void sroce_rcv(struct sk_buff *skb, bool from_self)
@@ -188,8 +188,8 @@ void sroce_rx_loopback(struct sk_buff *skb)
 /*
  * RC and UC take packets from their peer only: the source and destination
  * addresses must be the QP's path, the other way round.  A peer that is
- * one of our own GIDs sends through sroce_loopback(), never a socket: on
- * this host anyone may send from our address with a UDP socket.  UD takes
+ * one of our own GIDs sends through sroce_udp_loopback(), never a socket:
+ * on this host anyone may send from our address with a UDP socket.  UD takes
  * datagrams from anyone, but only those sent to us, not broadcast.
  */
 static bool sroce_rx_from_peer(const struct sroce_qp *qp,

@@ -4,9 +4,9 @@
  * responder and the completer build a packet's transport headers and
  * payload in a buffer from sroce_tx_alloc() and hand it to sroce_tx(),
  * which adds the UDP/IP encapsulation and the ICRC, finds the route to
- * the peer in the netdev's namespace and sends it, or loops it back to
- * the receive path (rx.c) when the peer is one of our own GIDs.  Nothing
- * else in the driver touches the IP layer.
+ * the peer in the netdev's namespace and sends it, or loops it back
+ * through udp.c to the receive path when the peer is one of our own GIDs.
+ * Nothing else in the driver touches the IP layer.
  *
  * Transmit buffers.
  *
@@ -50,7 +50,6 @@
 #include "sroce.h"
 #include "icrc.h"
 #include "qp.h"
-#include "rx.h"
 #include "tx.h"
 #include "udp.h"
 
@@ -399,18 +398,6 @@ static int sroce_set_icrc(struct sk_buff *skb, __le32 *slot)
 	return err;
 }
 
-/*
- * A packet to one of our own GIDs skips the IP stack: it goes straight to
- * the receive path as if it had come in on the netdev.
- */
-static void sroce_loopback(struct sroce_dev *sdev, struct sk_buff *skb)
-{
-	skb->dev = sdev->ndev;
-	skb->pkt_type = PACKET_HOST;
-	skb_pull(skb, skb_transport_offset(skb));
-	sroce_rx_loopback(skb);
-}
-
 /* Connected QPs have one flow each; datagrams hash their own. */
 static u16 sroce_tx_sport(const struct sroce_qp *qp, const struct sroce_av *av)
 {
@@ -472,7 +459,7 @@ int sroce_tx(struct sroce_qp *qp, const struct sroce_av *av,
 
 	/* The receive path counts what it drops. */
 	if (sroce_av_is_loopback(av)) {
-		sroce_loopback(sdev, skb);
+		sroce_udp_loopback(sdev->ndev, skb);
 		return 0;
 	}
 

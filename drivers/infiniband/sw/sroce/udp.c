@@ -5,6 +5,10 @@
  * namespace send and receive there.  The sockets live exactly as long as
  * the namespace; a namespace cannot go away before the sroce devices on
  * its netdevs have (the netdev core waits for their references).
+ *
+ * This file is sroce's one boundary with UDP, both ways: packets from the
+ * sockets and packets a device sends to itself (tx.c) enter the receive
+ * path (rx.c) here.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -33,6 +37,25 @@ static unsigned int sroce_net_id __read_mostly;
 static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
 	return sroce_rx_rcv(skb);
+}
+
+/**
+ * sroce_udp_loopback() - deliver a packet sent to one of our own GIDs
+ * @ndev: the netdev of the sending device, which the packet "came in on"
+ * @skb: the packet, IP and UDP headers pushed; consumed
+ *
+ * It skips the IP stack and enters the receive path here, beside the
+ * socket's entry, as if it had come in on @ndev: sroce's one boundary
+ * with UDP is this file, in both directions.
+ *
+ * Context: the sending QP's engine (BHs off).
+ */
+void sroce_udp_loopback(struct net_device *ndev, struct sk_buff *skb)
+{
+	skb->dev = ndev;
+	skb->pkt_type = PACKET_HOST;
+	skb_pull(skb, skb_transport_offset(skb));
+	sroce_rx_loopback(skb);
 }
 
 /* The socket packets to @net's peers are sent from, or NULL. */
