@@ -401,6 +401,8 @@ class Report:
                               "%d min %d s" % divmod(m["secs"], 60)
                               if "secs" in m else "VM time unknown",
                               m.get("harness", "no summary")))
+                if m.get("icrc"):
+                    md.append("  - ICRC CRC-32 timed at load: %s" % m["icrc"])
         md.append("")
         md.append("Each cell is the median of the runs, [min–max] the spread. "
                   "sroce/rxe is the ratio of the medians (higher is better for "

@@ -17,7 +17,6 @@
  * rdma_rxe on x86 and RoCE hardware send.  The whole IPv4 header is
  * covered, options included; UDP must follow the IP header directly.
  */
-#include <linux/crc32.h>
 #include <linux/errno.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -28,12 +27,13 @@
 #include <linux/udp.h>
 #include <kunit/visibility.h>
 
+#include "crc.h"
 #include "icrc.h"
 #include "wire.h"
 
 /*
  * A packet from one of the device's GIDs to another never reaches a
- * netdev (tx.c, sroce_loopback()): nothing on its way can corrupt it and
+ * netdev (udp.c, sroce_udp_loopback()): nothing on its way can corrupt it and
  * nobody else sees it, so it goes without an ICRC, which would cost two
  * passes over every byte (the largest cost of single-device loopback,
  * the topology blktests, NVMe-oF and NFS/RDMA CI use).  Everything that
@@ -122,8 +122,8 @@ int sroce_icrc_buf(const void *iphdr, unsigned int len, __le32 *icrc)
 	err = sroce_icrc_mask(hdr, n);
 	if (err)
 		return err;
-	crc = crc32_le(SROCE_ICRC_SEED, hdr, n);
-	crc = crc32_le(crc, (const u8 *)iphdr + n, len - n);
+	crc = sroce_crc32(SROCE_ICRC_SEED, hdr, n);
+	crc = sroce_crc32(crc, (const u8 *)iphdr + n, len - n);
 	*icrc = cpu_to_le32(~crc);
 	return 0;
 }
@@ -159,7 +159,7 @@ static u32 sroce_icrc_update(u32 crc, struct sk_buff *skb, int off,
 
 	if (off < 0) {
 		n = min_t(unsigned int, len, -off);
-		crc = crc32_le(crc, skb->data + off, n);
+		crc = sroce_crc32(crc, skb->data + off, n);
 		off += n;
 		len -= n;
 	}
@@ -173,7 +173,7 @@ static u32 sroce_icrc_update(u32 crc, struct sk_buff *skb, int off,
 		if (WARN_ON_ONCE(!n))
 			break;
 		n = min(n, len - pos);
-		crc = crc32_le(crc, data, n);
+		crc = sroce_crc32(crc, data, n);
 	}
 	skb_abort_seq_read(&st);
 	return crc;
@@ -209,7 +209,7 @@ int sroce_icrc_skb(struct sk_buff *skb, int nhoff, unsigned int len,
 	err = sroce_icrc_mask(hdr, n);
 	if (err)
 		return err;
-	crc = crc32_le(SROCE_ICRC_SEED, hdr, n);
+	crc = sroce_crc32(SROCE_ICRC_SEED, hdr, n);
 	crc = sroce_icrc_update(crc, skb, nhoff + n, len - n);
 	*icrc = cpu_to_le32(~crc);
 	return 0;

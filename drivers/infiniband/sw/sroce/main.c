@@ -15,6 +15,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "sroce.h"
+#include "crc.h"
 #include "device.h"
 #include "engine.h"
 #include "main.h"
@@ -155,9 +156,12 @@ static int __init sroce_init(void)
 {
 	int err;
 
-	err = sroce_qp_wq_init();
+	err = sroce_crc_init();
 	if (err)
 		return err;
+	err = sroce_qp_wq_init();
+	if (err)
+		goto err_crc;
 	err = sroce_udp_init();
 	if (err)
 		goto err_wq;
@@ -174,6 +178,8 @@ err_udp:
 	sroce_udp_exit();
 err_wq:
 	sroce_qp_wq_exit();
+err_crc:
+	sroce_crc_exit();
 	return err;
 }
 
@@ -192,6 +198,7 @@ static void __exit sroce_exit(void)
 	sroce_udp_exit();
 	sroce_qp_wq_exit();
 	sroce_tx_exit();
+	sroce_crc_exit();
 	pr_info("unloaded\n");
 }
 

@@ -18,18 +18,23 @@
  *  - every other byte, changed, changes the ICRC (or makes the packet
  *    something that is not RoCEv2, which is refused);
  *  - what is not IP/UDP/BTH, or does not fit the skb, is -EINVAL, and
- *    nothing outside the given range is read (exact-size buffers: KASAN).
+ *    nothing outside the given range is read (exact-size buffers: KASAN);
+ *  - every CRC-32 candidate this kernel has (crc.c: crc32_le() and the
+ *    crypto API's crc32, e.g. crc32-pclmul) gives what crc32_le() gives
+ *    at every length and alignment, and the vectors' ICRCs with it in use.
  */
 #include <kunit/test.h>
 #include <linux/crc32.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/mm.h>
+#include <linux/random.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/udp.h>
 
+#include "../crc.h"
 #include "../icrc.h"
 #include "../wire.h"
 #include "icrc_vectors.h"
@@ -541,6 +546,69 @@ static void icrc_skb_range_test(struct kunit *test)
 	kfree_skb(skb);
 }
 
+/* ---------------------------------------------- the CRC-32 candidates */
+
+/*
+ * Each usable candidate against crc32_le() over random bytes: every
+ * length up to 300 (the PCLMULQDQ code takes 64 bytes and more, the rest
+ * goes to the table), packet sizes around 4 KiB, at every alignment
+ * within 16 bytes, from a running register.
+ */
+static void icrc_crc_candidates_test(struct kunit *test)
+{
+	static const unsigned int big[] = { 1023, 1024, 4095, 4096, 4097 };
+	u8 *buf = kunit_kmalloc(test, 4096 + 16 + 16, GFP_KERNEL);
+	unsigned int i, len, off, k;
+	u32 seed;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	get_random_bytes(buf, 4096 + 32);
+	for (i = 0; i < SROCE_CRC_NR; i++) {
+		const struct sroce_crc_impl *impl = &sroce_crc_impls[i];
+
+		if (!impl->usable)
+			continue;
+		kunit_info(test, "%s%s%s: %u MB/s at load\n", impl->name,
+			   impl->driver ? ":" : "", impl->driver ?: "",
+			   impl->mbps);
+		for (off = 0; off < 16; off++) {
+			seed = get_random_u32();
+			for (len = 0; len <= 300; len++)
+				KUNIT_EXPECT_EQ_MSG(test,
+						    impl->update(seed, buf + off, len),
+						    crc32_le(seed, buf + off, len),
+						    "%s len %u off %u", impl->name,
+						    len, off);
+			for (k = 0; k < ARRAY_SIZE(big); k++)
+				KUNIT_EXPECT_EQ_MSG(test,
+						    impl->update(seed, buf + off, big[k]),
+						    crc32_le(seed, buf + off, big[k]),
+						    "%s len %u off %u", impl->name,
+						    big[k], off);
+		}
+	}
+}
+
+/*
+ * The vectors, from a buffer and from skbs split at every byte, with each
+ * usable candidate in use; the one chosen at load is back in use after.
+ */
+static void icrc_vectors_every_crc_test(struct kunit *test)
+{
+	unsigned int was = sroce_crc_in_use(), i, n = 0;
+
+	for (i = 0; i < SROCE_CRC_NR; i++) {
+		if (sroce_crc_use(i))
+			continue;
+		n++;
+		icrc_vectors_buf_test(test);
+		icrc_vectors_skb_frags_test(test);
+	}
+	KUNIT_EXPECT_EQ(test, sroce_crc_use(was), 0);
+	KUNIT_EXPECT_GE(test, n, 1U);
+	KUNIT_EXPECT_EQ(test, sroce_crc_use(SROCE_CRC_NR), -EINVAL);
+}
+
 static struct kunit_case sroce_icrc_cases[] = {
 	KUNIT_CASE(icrc_vectors_buf_test),
 	KUNIT_CASE(icrc_vectors_skb_linear_test),
@@ -551,6 +619,8 @@ static struct kunit_case sroce_icrc_cases[] = {
 	KUNIT_CASE(icrc_ipv4_options_test),
 	KUNIT_CASE(icrc_bad_packets_test),
 	KUNIT_CASE(icrc_skb_range_test),
+	KUNIT_CASE(icrc_crc_candidates_test),
+	KUNIT_CASE(icrc_vectors_every_crc_test),
 	{}
 };
 
