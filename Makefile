@@ -36,8 +36,9 @@
 #                        depmod, the sroce@.service unit (KDIR=,
 #                        INSTALL_MOD_PATH=); make uninstall undoes it
 #   make deb             build/sroce-dkms_<version>_all.deb (DKMS, dh-dkms)
-#   make test-dkms       host check of the .deb: dpkg -i, dkms status and
-#                        modinfo for both kernels, dpkg -P (root)
+#   make test-dkms       the .deb on this host: dpkg -i, dkms status and
+#                        modinfo for the four kernels, each booted in a VM
+#                        on the DKMS-built module (a smoke), dpkg -P (root)
 #   make version         print the version (tools/version.sh)
 #   make clean
 

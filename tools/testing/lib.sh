@@ -191,6 +191,10 @@ wait_for() {
 # vm/modindex.sh).  Without those indexes it runs depmod here, which works
 # but takes a minute or more under TCG.
 #
+# SROCE_MODULE_FROM=system: the module is the one the host installed in
+# /lib/modules/<uname -r> (the DKMS package's, make test-dkms), found by
+# modprobe through the host's own indexes; nothing is laid over them.
+#
 # Done once per boot, by the harness before the first test; later calls
 # return the first verdict.  On failure the reason is in
 # $SROCE_STATE/install-error and require_sroce reports it.
@@ -211,6 +215,13 @@ sroce_install() {
 _sroce_install() {
 	local moddir=$1 ovl=$SROCE_STATE/modules
 
+	if [ "${SROCE_MODULE_FROM:-}" = system ]; then
+		modinfo sroce >/dev/null || {
+			echo "no sroce module in $moddir (SROCE_MODULE_FROM=system)"
+			return 1
+		}
+		return 0
+	fi
 	[ -e "$SROCE_KO" ] || {
 		echo "no $SROCE_KO: build the module (make) or pass --module-dir"
 		return 1

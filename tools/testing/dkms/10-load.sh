@@ -1,0 +1,1 @@
+../tests/10-load.sh

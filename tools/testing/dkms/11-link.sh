@@ -1,0 +1,1 @@
+../tests/11-link.sh

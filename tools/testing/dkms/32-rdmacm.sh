@@ -1,0 +1,1 @@
+../tests/32-rdmacm.sh

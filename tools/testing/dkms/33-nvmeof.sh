@@ -1,0 +1,1 @@
+../tests/33-nvmeof.sh

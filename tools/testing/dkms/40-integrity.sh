@@ -1,0 +1,1 @@
+../tests/40-integrity.sh
