@@ -14,6 +14,8 @@
  * the parameter tells which one is in use.  All candidates compute the
  * same function, so switching between them never changes a result.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <crypto/hash.h>
 #include <linux/crc32.h>
 #include <linux/err.h>
