@@ -372,6 +372,54 @@ topo_loopback() {
 		poll_until 10 _topo_ready ns0
 }
 
+# topo_routed_veth: two hosts, one wire, both in the initial namespace
+# (rdma_rxe works only there, and so the ULP and bench comparisons do):
+#   veth0 10.0.0.1/24  <---->  veth1 10.0.0.2/24
+# Two local addresses would normally talk through the local table, never
+# the wire, so the local rule moves behind two rules for locally generated
+# traffic (iif lo) that send each direction out of its own veth;
+# accept_local and rp_filter=0 let the other end take packets from an
+# address of its own host.  topo_routed_veth_clean undoes it.
+_TOPO_RULES=(
+	"pref 10 from 10.0.0.1 to 10.0.0.2 iif lo lookup 101"
+	"pref 11 from 10.0.0.2 to 10.0.0.1 iif lo lookup 102"
+)
+topo_routed_veth() {
+	local r i
+
+	ip link add veth0 type veth peer name veth1 &&
+		ip addr add 10.0.0.1/24 dev veth0 &&
+		ip addr add 10.0.0.2/24 dev veth1 &&
+		ip link set veth0 up && ip link set veth1 up || return 1
+	for i in all veth0 veth1; do
+		sysctl -qw "net.ipv4.conf.$i.accept_local=1" \
+			"net.ipv4.conf.$i.rp_filter=0" || return 1
+	done
+	ip rule add pref 100 lookup local && ip rule del pref 0 || return 1
+	for r in "${_TOPO_RULES[@]}"; do
+		# shellcheck disable=SC2086 # the words of a rule
+		ip rule add $r || return 1
+	done
+	ip route add 10.0.0.2 dev veth0 src 10.0.0.1 table 101 &&
+		ip route add 10.0.0.1 dev veth1 src 10.0.0.2 table 102
+}
+
+topo_routed_veth_clean() {
+	local r
+
+	ip link del veth0 2>/dev/null
+	for r in "${_TOPO_RULES[@]}"; do
+		# shellcheck disable=SC2086
+		ip rule del $r 2>/dev/null
+	done
+	if ip rule show pref 100 | grep -q 'lookup local'; then
+		ip rule add pref 0 lookup local && ip rule del pref 100
+	fi
+	ip route flush table 101 2>/dev/null
+	ip route flush table 102 2>/dev/null
+	return 0
+}
+
 # topo_clean: delete the namespaces (and so the veths) of either topology.
 topo_clean() {
 	local ns

@@ -104,6 +104,10 @@ bench_load() {
 	if [ "$BENCH_DRIVER" = sroce ]; then
 		require_sroce
 		check "load sroce" sroce_load || bail_out "cannot load sroce"
+		# The CRC-32 sroce timed and chose at load (crc.c).
+		grep -q '^icrc=' "$BENCH_OUT/meta.txt" 2>/dev/null ||
+			echo "icrc=$(dmesg | sed -n 's/.*sroce: ICRC CRC-32: //p' | tail -n 1)" \
+				>>"$BENCH_OUT/meta.txt"
 	else
 		check "load rdma_rxe" modprobe rdma_rxe || bail_out "cannot load rdma_rxe"
 	fi
@@ -159,37 +163,11 @@ bench_topo_loop() {
 	BENCH_CGID=$BENCH_SGID
 }
 
-# The routing rules of bench_topo_veth, in "ip rule" words.
-_BENCH_RULES=(
-	"pref 10 from 10.0.0.1 to 10.0.0.2 iif lo lookup 101"
-	"pref 11 from 10.0.0.2 to 10.0.0.1 iif lo lookup 102"
-)
-
-# bench_topo_veth: two devices on the two ends of a veth, both in the
-# initial namespace (rdma_rxe works only there): DRIVER0 on veth0 10.0.0.1
-# (server), DRIVER1 on veth1 10.0.0.2 (client).  Two local addresses would
-# normally talk through the local table, never the wire, so the local rule
-# moves behind two rules for locally generated traffic (iif lo) that send
-# each direction out of its own veth; accept_local and rp_filter=0 let the
-# other end take packets from an address of its own host.
+# bench_topo_veth: lib.sh's topo_routed_veth (two devices on the two ends
+# of a veth, both in the initial namespace, the traffic on the wire):
+# DRIVER0 on veth0 10.0.0.1 (server), DRIVER1 on veth1 10.0.0.2 (client).
 bench_topo_veth() {
-	local r i
-
-	ip link add veth0 type veth peer name veth1 &&
-		ip addr add 10.0.0.1/24 dev veth0 &&
-		ip addr add 10.0.0.2/24 dev veth1 && bench_mtu &&
-		ip link set veth0 up && ip link set veth1 up || return 1
-	for i in all veth0 veth1; do
-		sysctl -qw "net.ipv4.conf.$i.accept_local=1" \
-			"net.ipv4.conf.$i.rp_filter=0" || return 1
-	done
-	ip rule add pref 100 lookup local && ip rule del pref 0 || return 1
-	for r in "${_BENCH_RULES[@]}"; do
-		# shellcheck disable=SC2086 # the words of a rule
-		ip rule add $r || return 1
-	done
-	ip route add 10.0.0.2 dev veth0 src 10.0.0.1 table 101 &&
-		ip route add 10.0.0.1 dev veth1 src 10.0.0.2 table 102 || return 1
+	topo_routed_veth && bench_mtu || return 1
 	BENCH_SDEV=${BENCH_DRIVER}0 BENCH_CDEV=${BENCH_DRIVER}1
 	BENCH_SGID=$(bench_dev_add "" "$BENCH_SDEV" veth0 10.0.0.1) &&
 		BENCH_CGID=$(bench_dev_add "" "$BENCH_CDEV" veth1 10.0.0.2)
@@ -208,22 +186,10 @@ bench_topo_netns() {
 
 # bench_topo_clean: undo whichever topology is up.
 bench_topo_clean() {
-	local r
-
 	_bench_in "$BENCH_CNS" rdma link delete "$BENCH_CDEV" 2>/dev/null
 	_bench_in "$BENCH_SNS" rdma link delete "$BENCH_SDEV" 2>/dev/null
 	topo_clean
-	ip link del veth0 2>/dev/null
-	for r in "${_BENCH_RULES[@]}"; do
-		# shellcheck disable=SC2086
-		ip rule del $r 2>/dev/null
-	done
-	if ip rule show pref 100 | grep -q 'lookup local'; then
-		ip rule add pref 0 lookup local && ip rule del pref 100
-	fi
-	ip route flush table 101 2>/dev/null
-	ip route flush table 102 2>/dev/null
-	return 0
+	topo_routed_veth_clean
 }
 
 # bench_topo TOPO: set up TOPO (loop, veth or netns), or bail out; it is
@@ -273,11 +239,32 @@ bench_counters_record() {
 	' <(printf '%s\n' "$before") <(_bench_counters) >>"$BENCH_OUT/counters.csv"
 }
 
+# _bench_kernel_ticks: the guest's kernel CPU time so far, in clock ticks
+# (/proc/stat's system + irq + softirq over all CPUs).  perftest polls its
+# CQs from user space on both ends, so user time is the same spin for
+# both drivers; kernel time is the driver's work (doorbells, the engine,
+# the stack, the copies).
+_bench_kernel_ticks() {
+	awk '$1 == "cpu" { print $4 + $7 + $8; exit }' /proc/stat
+}
+
+# bench_cpu_record TOPO TEST SIZE QPS ITERS RUN TICKS: the kernel
+# CPU-seconds a bandwidth run cost per GB it moved (size x iterations x
+# QPs), from TICKS, the kernel ticks the run took.
+bench_cpu_record() {
+	local topo=$1 test=$2 size=$3 qps=$4 iters=$5 run=$6 ticks=$7 value
+
+	value=$(awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" -v b="$((size * iters * qps))" \
+		'BEGIN { printf "%.3f", t / hz / (b / 1e9) }')
+	bench_record "$topo" "$test" "$size" "$qps" "$run" "$value" "kCPU-s/GB"
+}
+
 # bench_perf TOPO TEST SIZE QPS ITERS RUN: one perftest run, server then
-# client, on the current topology; records the result.
+# client, on the current topology; records the result (for a bandwidth
+# run also the kernel CPU time it cost per GB).
 bench_perf() {
 	local topo=$1 test=$2 size=$3 qps=$4 iters=$5 run=$6
-	local port args row unit value mpps rc=0 what server out counters
+	local port args row unit value mpps rc=0 what server out counters ticks
 
 	_bench_port=$((_bench_port + 1))
 	port=$_bench_port
@@ -298,9 +285,11 @@ bench_perf() {
 		bench_record "$topo" "$test" "$size" "$qps" "$run" NA -
 		return 1
 	fi
+	ticks=$(_bench_kernel_ticks)
 	out=$(_bench_in "$BENCH_CNS" timeout "$BENCH_RUN_TIMEOUT" \
 		"$test" -d "$BENCH_CDEV" -x "$BENCH_CGID" "${args[@]}" "$BENCH_ADDR" 2>&1) ||
 		rc=$?
+	ticks=$(($(_bench_kernel_ticks) - ticks))
 	# The result row starts with the size and the iteration count.
 	row=$(grep -E "^[[:space:]]*${size}[[:space:]]+[0-9]+[[:space:]]" <<<"$out" | tail -n 1)
 	if [[ $test == *_lat ]]; then
@@ -328,6 +317,8 @@ bench_perf() {
 	bench_record "$topo" "$test" "$size" "$qps" "$run" "$value" "$unit"
 	[ -z "${mpps:-}" ] ||
 		bench_record "$topo" "$test" "$size" "$qps" "$run" "$mpps" Mpps
+	[[ $test == *_lat ]] ||
+		bench_cpu_record "$topo" "$test" "$size" "$qps" "$iters" "$run" "$ticks"
 }
 
 # bench_runs: the numbers of the runs this boot makes.

@@ -36,7 +36,8 @@ TOPOLOGIES = {
 NOT_RUN = {("rxe", "netns"): "n/a: rdma_rxe runs only in the initial namespace"}
 # The copies of memcpy_bw: the limit, and the kernel's way for reference.
 COPIES = {"memcpy": "memcpy()", "rep_movsb": "rep movsb"}
-UNIT_FMT = {"MB/s": "{:.1f}", "Mpps": "{:.4f}", "usec": "{:.2f}"}
+UNIT_FMT = {"MB/s": "{:.1f}", "Mpps": "{:.4f}", "usec": "{:.2f}",
+            "kCPU-s/GB": "{:.2f}"}
 
 # The targets of issue 5: (name, kind, test, size, qps, threshold).
 #   rxe:    sroce median / rxe median >= threshold (<= for latency)
@@ -233,7 +234,15 @@ class Report:
         for test, size, qps in self.points:
             if test.endswith("_lat"):
                 rows.append((test, size, qps, "usec"))
+        for test, size, qps in self.points:
+            if test.endswith("_bw") and self.has_unit(test, size, qps, "kCPU-s/GB"):
+                rows.append((test, size, qps, "kCPU-s/GB"))
         return rows
+
+    def has_unit(self, test, size, qps, unit):
+        """Whether any run recorded UNIT for the point (reports of runs
+        before the CPU cost was measured have none)."""
+        return any(k[3:] == (test, size, qps, unit) for k in self.results)
 
     def check_present(self, kernel):
         for topo, (_title, drivers) in TOPOLOGIES.items():
@@ -406,7 +415,10 @@ class Report:
         md.append("")
         md.append("Each cell is the median of the runs, [min–max] the spread. "
                   "sroce/rxe is the ratio of the medians (higher is better for "
-                  "MB/s and Mpps, lower for usec, perftest's typical latency); "
+                  "MB/s and Mpps, lower for usec, perftest's typical latency, "
+                  "and for kCPU-s/GB, the guest's kernel CPU-seconds (system, "
+                  "irq, softirq; perftest's polling is user time) per GB a "
+                  "bandwidth run moved); "
                   "sroce / memcpy is sroce's bandwidth as a share of one "
                   "memcpy() of the same size in sroce's VM, the limit of a "
                   "software device.  Message rate (Mpps) is the bandwidth "

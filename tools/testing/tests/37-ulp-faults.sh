@@ -8,9 +8,9 @@
 # sroce0 on veth0 10.0.0.1 (the targets, the NFS server) and sroce1 on
 # veth1 10.0.0.2 (the initiators), both in the initial namespace, where
 # nvme-rdma, nvmet-rdma, ib_srp and ib_srpt open their rdma_cm IDs; policy
-# routing sends each direction out of its own veth (as make bench's veth
-# topology).  The NFS client mounts from namespace ns1 instead, through
-# sroce2 on a second veth pair.  netem drops 2 % of the packets each way
+# routing sends each direction out of its own veth (lib.sh's
+# topo_routed_veth, as make bench's veth topology).  The NFS client mounts
+# from namespace ns1 instead, through sroce2 on a second veth pair.  netem drops 2 % of the packets each way
 # and reorders 2 %: NVMe-oF, SRP and NFS writes and reads must finish
 # with the data intact and the kernel log clean.  Then each device is
 # taken away from under a connected ULP (rdma link delete, netdev
@@ -28,10 +28,6 @@ NETEM="loss 2% delay 1ms reorder 2% 50%"
 # a little (each loss costs the ULP's ACK timeout, 0.5-2 s), "make
 # ulp-stress" (long/37-ulp-faults-long.sh) much more.
 MIB=${SROCE_ULP_FAULTS_MIB:-2}
-RULES=(
-	"pref 10 from 10.0.0.1 to 10.0.0.2 iif lo lookup 101"
-	"pref 11 from 10.0.0.2 to 10.0.0.1 iif lo lookup 102"
-)
 
 # shellcheck disable=SC2317
 cleanup() {
@@ -50,14 +46,9 @@ cleanup() {
 	modprobe -r nvme-rdma nvmet-rdma ib_srp 2>/dev/null
 	rdma link delete sroce1 2>/dev/null; rdma link delete sroce0 2>/dev/null
 	run_ns ns1 rdma link delete sroce2 2>/dev/null
-	ip link del veth0 2>/dev/null; ip link del veth2 2>/dev/null
+	ip link del veth2 2>/dev/null
 	ip netns del ns1 2>/dev/null
-	for r in "${RULES[@]}"; do
-		# shellcheck disable=SC2086
-		ip rule del $r 2>/dev/null
-	done
-	ip rule show pref 100 | grep -q 'lookup local' &&
-		ip rule add pref 0 lookup local && ip rule del pref 100
+	topo_routed_veth_clean
 	umount /var/lib/nfs 2>/dev/null
 	rm -rf /tmp/ulpf-*
 }
@@ -65,22 +56,7 @@ trap cleanup EXIT
 
 # --- the wire
 topo() {
-	local i r
-
-	ip link add veth0 type veth peer name veth1 &&
-		ip addr add 10.0.0.1/24 dev veth0 && ip addr add 10.0.0.2/24 dev veth1 &&
-		ip link set veth0 up && ip link set veth1 up || return 1
-	for i in all veth0 veth1; do
-		sysctl -qw "net.ipv4.conf.$i.accept_local=1" \
-			"net.ipv4.conf.$i.rp_filter=0" || return 1
-	done
-	ip rule add pref 100 lookup local && ip rule del pref 0 || return 1
-	for r in "${RULES[@]}"; do
-		# shellcheck disable=SC2086 # the words of a rule
-		ip rule add $r || return 1
-	done
-	ip route add 10.0.0.2 dev veth0 src 10.0.0.1 table 101 &&
-		ip route add 10.0.0.1 dev veth1 src 10.0.0.2 table 102 || return 1
+	topo_routed_veth || return 1
 	# The NFS client's wire: veth2 10.0.1.1 <-> ns1/veth3 10.0.1.2.
 	ip netns add ns1 && ip link add veth2 type veth peer name veth3 netns ns1 &&
 		ip addr add 10.0.1.1/24 dev veth2 && ip link set veth2 up &&
