@@ -169,11 +169,11 @@ sroce0_sent_more() {
 # again (tx_queue_full) instead of leaving them to go-back-N.  The rate
 # must be below what sroce sends, and high enough that an ACK for 64
 # packets still comes within the tester's ACK timeout (67 ms): the debug
-# kernel sends about 3 MB/s, the stock ones over 50.
+# kernels (KASAN, KCSAN) send about 3 MB/s, the stock ones over 50.
 run_queue_full() {
 	local before server client rate=400mbit
 
-	case $KVER in *-sroce-debug) rate=16mbit ;; esac
+	case $KVER in *-sroce-debug | *-sroce-kcsan) rate=16mbit ;; esac
 	# The stock kernels have tbf as a module, the debug kernel built in.
 	modprobe sch_tbf 2>/dev/null
 	if ! run_ns ns0 tc qdisc add dev veth0 root tbf rate $rate burst 16kb limit 16kb; then
