@@ -89,6 +89,7 @@
 #define WR_FLUSH		14		/* IBV_WR_FLUSH */
 #define WC_FLUSH		8		/* IBV_WC_FLUSH */
 #define ACCESS_FLUSH_GLOBAL	(1 << 8)	/* IBV_ACCESS_FLUSH_GLOBAL */
+#define ACCESS_FLUSH_PERSISTENT	(1 << 9)	/* IBV_ACCESS_FLUSH_PERSISTENT */
 #define DEV_FLUSH_GLOBAL	(1ULL << 38)	/* IB_UVERBS_DEVICE_FLUSH_GLOBAL */
 #define DEV_ATOMIC_WRITE	(1ULL << 40)	/* IB_UVERBS_DEVICE_ATOMIC_WRITE */
 #define FLUSH_GLOBAL		1		/* placement types */
@@ -704,9 +705,13 @@ static int conn_connect(const struct side *s, struct conn *q,
 	a.port_num = s->ib_port;
 	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
-	/* rdma_rxe checks the QP's flush access as well as the MR's. */
+	/*
+	 * rdma_rxe checks the QP's flush access before the MR's: with both
+	 * granted here, a FLUSH the MR does not allow is a remote access
+	 * error on either driver, not an invalid request on rdma_rxe.
+	 */
 	if (s->pmem & PMEM_FLUSH)
-		a.qp_access_flags |= ACCESS_FLUSH_GLOBAL;
+		a.qp_access_flags |= ACCESS_FLUSH_GLOBAL | ACCESS_FLUSH_PERSISTENT;
 	if (modify(q->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 		   IBV_QP_ACCESS_FLAGS, "INIT", err, errlen))
 		return -1;
