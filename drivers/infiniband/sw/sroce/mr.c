@@ -452,7 +452,8 @@ static int sroce_mr_check(struct sroce_mr *mr, struct sroce_pd *pd, u32 key,
 		return -EPERM;
 	if (access & ~mr->access)
 		return -EACCES;
-	if (length != SROCE_MR_WHOLE &&
+	/* Only a FLUSH may reach the whole MR, whatever its RETH says. */
+	if ((length != SROCE_MR_WHOLE || !(access & SROCE_ACCESS_FLUSH)) &&
 	    !sroce_range_ok(mr->iova, mr->length, iova, length))
 		return -ERANGE;
 	return 0;
@@ -471,8 +472,8 @@ static int sroce_mr_check(struct sroce_mr *mr, struct sroce_pd *pd, u32 key,
  * @iova: the first address accessed
  * @length: the number of bytes; 0 checks that @iova is inside the MR or
  *	just past its end (callers skip the lookup when IBA says a
- *	zero-length access ignores the key); SROCE_MR_WHOLE checks no range
- *	(a FLUSH of the whole MR)
+ *	zero-length access ignores the key); SROCE_MR_WHOLE with a flush
+ *	right in @access checks no range (a FLUSH of the whole MR)
  * @err: 0 or the reason of the failure (see mr.h)
  *
  * Any context.  The caller drops the reference with sroce_mr_put().

@@ -78,6 +78,8 @@ struct sroce_pd;
 
 /* sroce_mr_lookup() @length for a FLUSH of a whole MR: no range check */
 #define SROCE_MR_WHOLE		U64_MAX
+#define SROCE_ACCESS_FLUSH	(IB_ACCESS_FLUSH_GLOBAL | \
+				 IB_ACCESS_FLUSH_PERSISTENT)
 
 /**
  * struct sroce_mr_table - the MRs of one device, by key index
