@@ -68,4 +68,48 @@ static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
 }
 #endif
 
+/*
+ * The IBTA memory placement extensions (ATOMIC WRITE, FLUSH) came with
+ * 6.2.  librxe 44 posts ATOMIC WRITE through the user send ring whatever
+ * the kernel, and newer librxe posts FLUSH, so sroce speaks both on 6.1
+ * too, with 6.12's values: the user ABI numbers (IB_UVERBS_WR_*,
+ * IB_UVERBS_WC_*, IB_UVERBS_DEVICE_*, IB_UVERBS_ACCESS_*, IB_FLUSH_*), and
+ * the layout of the FLUSH work request in the send ring, which 6.1's
+ * rdma_user_rxe.h lacks.  6.1 kernel consumers cannot post them (no
+ * IB_WR_FLUSH or IB_WR_ATOMIC_WRITE of theirs): SROCE_KERNEL_PMEM_WR.
+ * 6.1's core also refuses the flush access bits in a user MR
+ * (IB_ACCESS_SUPPORTED), so a FLUSH to sroce on 6.1 finds no MR that
+ * grants it.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
+#define IB_WR_FLUSH			14
+#define IB_WR_ATOMIC_WRITE		15
+#define IB_WC_FLUSH			8
+#define IB_WC_ATOMIC_WRITE		9
+#define IB_DEVICE_FLUSH_GLOBAL		BIT_ULL(38)
+#define IB_DEVICE_FLUSH_PERSISTENT	BIT_ULL(39)
+#define IB_DEVICE_ATOMIC_WRITE		BIT_ULL(40)
+#define IB_ACCESS_FLUSH_GLOBAL		BIT(8)
+#define IB_ACCESS_FLUSH_PERSISTENT	BIT(9)
+#define IB_FLUSH_GLOBAL			BIT(0)
+#define IB_FLUSH_PERSISTENT		BIT(1)
+#define IB_FLUSH_RANGE			0
+#define IB_FLUSH_MR			1
+#define SROCE_KERNEL_PMEM_WR		false
+
+/* struct rxe_send_wr's wr.flush, as 6.12's rdma_user_rxe.h has it */
+struct sroce_rxe_flush_wr {
+	__aligned_u64 remote_addr;
+	__u32 length;
+	__u32 rkey;
+	__u8 type;
+	__u8 level;
+};
+
+#define sroce_wr_flush(swr)	((struct sroce_rxe_flush_wr *)&(swr)->wr)
+#else
+#define SROCE_KERNEL_PMEM_WR		true
+#define sroce_wr_flush(swr)	(&(swr)->wr.flush)
+#endif
+
 #endif /* SROCE_COMPAT_H */

@@ -11,7 +11,7 @@ run as user nobody (setpriv), the way any local user could.
 
     forged.py --gid0 N --gid1 N --gid0-6 N CASE...
 
-CASE: icrc, nak, write, loopback, flood, rd-atomic, seq-nak.  Prints one
+CASE: icrc, nak, write, loopback, flood, rd-atomic, seq-nak, pmem.  Prints one
 line per check, "ok - DESC" or "not ok - DESC", and "# " diagnostics.
 """
 
@@ -28,6 +28,7 @@ import roce  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 IP0, IP1, IP_OTHER = '10.0.0.1', '10.0.0.2', '10.0.0.3'
 IP6_0, IP6_OTHER = 'fd00::1', 'fd00::3'
+ACCESS_FLUSH_GLOBAL = 1 << 8           # IBV_ACCESS_FLUSH_GLOBAL (not in v44)
 UNPRIV = ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups',
           '--']
 failed = 0
@@ -383,6 +384,79 @@ def case_seq_nak(dev0, dev1):
         b.close()
 
 
+def case_pmem(dev0, dev1):
+    """(f) ATOMIC WRITE and FLUSH requests (IBA A19) spoofing the peer, at
+    the responder's expected PSN (its answers go to the real peer, which
+    drops them: it sent nothing there).  An ATOMIC WRITE lands and takes
+    one PSN; the same request again is a duplicate, answered again but not
+    carried out again; one with 4 bytes is malformed.  A FLUSH (global,
+    range) of an MR that grants flush access takes one PSN (6.12: 6.1's
+    core refuses the access bit); one with a reserved placement type is
+    an invalid request: the QP goes to ERR."""
+    a, b = pair(dev0, dev1)
+    err = lq.traffic_ok(a, b, 8)
+    say(err is None, 'pmem: the live connection works first', err)
+    fmr = None
+    try:
+        fmr = lq.MR(dev1.pd, 65536, lq.ACCESS | ACCESS_FLUSH_GLOBAL)
+    except Exception as ex:             # 6.1: EINVAL from the core
+        diag('pmem: no MR with IBV_ACCESS_FLUSH_GLOBAL: %s' % ex)
+    psn = lq.res_qp(dev1.name, b.qpn)['rq-psn']
+
+    def rq_psn():
+        return lq.res_qp(dev1.name, b.qpn)['rq-psn']
+
+    def atomic_write(p, data):
+        forge(IP0, IP1, '--op', 'RC_ATOMIC_WRITE', '--qpn', b.qpn, '--psn', p,
+              '--ackreq', '--reth', '%d:%d:8' % (b.mr.buf + 64, b.mr.rkey),
+              '--payload-hex', data)
+        time.sleep(0.3)
+
+    b.write(64, b'\0' * 8)
+    atomic_write(psn, '0102030405060708')
+    say(b.read(64, 8) == bytes(range(1, 9)),
+        'pmem: a forged ATOMIC_WRITE from the peer lands',
+        'memory %s' % b.read(64, 8).hex())
+    say(rq_psn() == (psn + 1) & roce.PSN_MASK, 'pmem: it takes one PSN',
+        'rq-psn %d -> %d' % (psn, rq_psn()))
+    b.write(64, b'\xee' * 8)
+    before = dev1.counters()
+    atomic_write(psn, '0102030405060708')
+    d = lq.delta(before, dev1.counters())
+    say(b.read(64, 8) == b'\xee' * 8 and moved(d, 'duplicate_request'),
+        'pmem: the same ATOMIC_WRITE again is a duplicate, not carried out '
+        'again', 'memory %s' % b.read(64, 8).hex(), show(d))
+    psn = (psn + 1) & roce.PSN_MASK
+    before = dev1.counters()
+    atomic_write(psn, '01020304')
+    d = lq.delta(before, dev1.counters())
+    say(moved(d, 'rx_drop_malformed') and rq_psn() == psn and
+        b.state() == lq.e.IBV_QPS_RTS and b.read(64, 8) == b'\xee' * 8,
+        'pmem: an ATOMIC_WRITE of 4 bytes is malformed: dropped', show(d))
+    if fmr:
+        forge(IP0, IP1, '--op', 'RC_FLUSH', '--qpn', b.qpn, '--psn', psn,
+              '--ackreq', '--feth', '1:0',
+              '--reth', '%d:%d:4096' % (fmr.buf, fmr.rkey))
+        time.sleep(0.3)
+        say(rq_psn() == (psn + 1) & roce.PSN_MASK and
+            b.state() == lq.e.IBV_QPS_RTS,
+            'pmem: a FLUSH (global, range) of an MR with flush access takes '
+            'one PSN, the QP stays RTS', 'rq-psn %d, state %s' % (
+                rq_psn(), state_name(b.state())))
+        psn = (psn + 1) & roce.PSN_MASK
+    forge(IP0, IP1, '--op', 'RC_FLUSH', '--qpn', b.qpn, '--psn', psn,
+          '--ackreq', '--feth', '4:0',
+          '--reth', '%d:%d:64' % (b.mr.buf, b.mr.rkey))
+    time.sleep(0.3)
+    say(b.state() == lq.e.IBV_QPS_ERR,
+        'pmem: a FLUSH with a reserved placement type: invalid request, ERR',
+        'state %s' % state_name(b.state()))
+    if fmr:
+        fmr.close()
+    a.close()
+    b.close()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--gid0', type=int, required=True)
@@ -393,7 +467,7 @@ def main():
     dev0, dev1 = lq.Dev('sroce0', a.gid0), lq.Dev('sroce1', a.gid1)
     fns = {'icrc': case_icrc, 'nak': case_nak, 'write': case_write,
            'loopback': case_loopback, 'rd-atomic': case_rd_atomic,
-           'seq-nak': case_seq_nak,
+           'seq-nak': case_seq_nak, 'pmem': case_pmem,
            'flood': lambda d0, d1: case_flood(d0, d1, a.flood)}
     for c in a.cases:
         t = time.monotonic()

@@ -64,11 +64,12 @@ IPV6_PMTUDISC_DO = getattr(socket, 'IPV6_PMTUDISC_DO', 2)
 TRANSPORT = {'RC': 0x00, 'UC': 0x20, 'RD': 0x40, 'UD': 0x60, 'CNP': 0x80}
 
 # Extension header names, in the order they follow the BTH.
-RETH, AETH, ATOMICETH, ATOMICACKETH, DETH, IMMDT, IETH = (
-    'RETH', 'AETH', 'AtomicETH', 'AtomicAckETH', 'DETH', 'ImmDt', 'IETH')
+RETH, AETH, ATOMICETH, ATOMICACKETH, DETH, IMMDT, IETH, FETH = (
+    'RETH', 'AETH', 'AtomicETH', 'AtomicAckETH', 'DETH', 'ImmDt', 'IETH',
+    'FETH')
 HDR_LEN = {RETH: 16, AETH: 4, ATOMICETH: 28, ATOMICACKETH: 8, DETH: 8,
-           IMMDT: 4, IETH: 4}
-HDR_ORDER = (DETH, RETH, ATOMICETH, AETH, ATOMICACKETH, IMMDT, IETH)
+           IMMDT: 4, IETH: 4, FETH: 4}
+HDR_ORDER = (DETH, FETH, RETH, ATOMICETH, AETH, ATOMICACKETH, IMMDT, IETH)
 
 # operation -> (extension headers, carries payload)
 _OPS = {
@@ -95,6 +96,8 @@ _OPS = {
     0x14: ('FETCH_ADD', (ATOMICETH,), False),
     0x16: ('SEND_LAST_WITH_INVALIDATE', (IETH,), True),
     0x17: ('SEND_ONLY_WITH_INVALIDATE', (IETH,), True),
+    0x1c: ('FLUSH', (FETH, RETH), False),            # IBA A19
+    0x1d: ('ATOMIC_WRITE', (RETH,), True),           # IBA A19, 8 bytes
 }
 # Which operations each transport has (IBTA table 38; RD is left out).
 _TRANSPORT_OPS = {
@@ -157,6 +160,13 @@ def bth(opcode, dqpn, psn, se=0, mig=0, pad=0, tver=0, pkey=0xffff,
 def reth(va, rkey, dlen):
     return struct.pack('!QII', va & (2**64 - 1), rkey & 0xffffffff,
                        dlen & 0xffffffff)
+
+
+def feth(ptype, level=0):
+    """FLUSH Extended Transport Header: placement type in bits 3-0
+    (1 global visibility, 2 persistence), selectivity level in bits 5-4
+    (0 range, 1 memory region)."""
+    return struct.pack('!I', (level & 3) << 4 | (ptype & 0xf))
 
 
 def aeth(syndrome, msn=0):
@@ -348,6 +358,7 @@ def main(argv=None):
     s.add_argument('--reth', help='VA:RKEY:LEN')
     s.add_argument('--atomic', help='VA:RKEY:SWAP_ADD:COMPARE')
     s.add_argument('--deth', help='QKEY:SRC_QPN')
+    s.add_argument('--feth', help='PLACEMENT_TYPE:SELECTIVITY_LEVEL')
     s.add_argument('--imm', type=lambda x: int(x, 0))
     s.add_argument('--ieth', type=lambda x: int(x, 0))
     s.add_argument('--payload-hex', default='')
@@ -372,6 +383,8 @@ def main(argv=None):
             hdrs = b''
             if a.deth:
                 hdrs += deth(*_pairs(a.deth, 2))
+            if a.feth:
+                hdrs += feth(*_pairs(a.feth, 2))
             if a.reth:
                 hdrs += reth(*_pairs(a.reth, 3))
             if a.atomic:

@@ -24,7 +24,11 @@
  * field by field.  Output is TAP; the exit status is 0 only if all passed.
  *
  * Only the classic verbs are used (ibv_post_send, ibv_post_recv,
- * ibv_poll_cq): librxe 44's extended post/poll API has bugs.
+ * ibv_poll_cq): librxe 44's extended post/poll API has bugs.  The one
+ * exception is ATOMIC_WRITE, which only the extended API posts
+ * (ibv_wr_atomic_write); and FLUSH, which libibverbs 44 has no verb for,
+ * is posted as an ATOMIC_WRITE rewritten in the send ring before it is
+ * handed to the kernel (see post_pmem()).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -77,6 +81,24 @@
 #define ATOMIC_LOFF	(BUF_SIZE - 3 * KIB)	/* local results of atomics */
 #define MW_OFF		(512 * KIB)		/* what the memory window covers */
 #define MW_LEN		(8 * KIB)
+
+/*
+ * IBA A19 (memory placement extensions) as newer libibverbs and the
+ * kernel's uverbs ABI define them; libibverbs 44 has ATOMIC_WRITE only.
+ */
+#define WR_FLUSH		14		/* IBV_WR_FLUSH */
+#define WC_FLUSH		8		/* IBV_WC_FLUSH */
+#define ACCESS_FLUSH_GLOBAL	(1 << 8)	/* IBV_ACCESS_FLUSH_GLOBAL */
+#define ACCESS_FLUSH_PERSISTENT	(1 << 9)	/* IBV_ACCESS_FLUSH_PERSISTENT */
+#define DEV_FLUSH_GLOBAL	(1ULL << 38)	/* IB_UVERBS_DEVICE_FLUSH_GLOBAL */
+#define DEV_ATOMIC_WRITE	(1ULL << 40)	/* IB_UVERBS_DEVICE_ATOMIC_WRITE */
+#define FLUSH_GLOBAL		1		/* placement types */
+#define FLUSH_PERSISTENT	2
+#define FLUSH_RANGE		0		/* selectivity levels */
+#define FLUSH_MR		1
+#define PMEM_ATOMIC_WRITE	1		/* struct side/hello::pmem: device */
+#define PMEM_FLUSH		2		/* device */
+#define PMEM_FLUSH_MR		4		/* the buffer's MR grants it */
 
 enum { PASS, FAIL, SKIP };
 
@@ -166,7 +188,7 @@ struct hello {
 	uint32_t mtu;
 	uint32_t mw_ok;
 	uint32_t atomic_ok;
-	uint32_t pad;
+	uint32_t pmem;		/* PMEM_*: ATOMIC_WRITE, FLUSH to the buffer */
 	uint8_t gid[16];
 };
 
@@ -437,6 +459,7 @@ struct side {
 	uint8_t *buf;
 	struct ibv_mr *mr;
 	bool mw_ok;
+	unsigned int pmem;	/* PMEM_*: the device's, and the MR's flush access */
 	int ib_port;
 	int gid_idx;
 };
@@ -446,6 +469,7 @@ struct conn {
 	struct ibv_cq *scq;
 	struct ibv_cq *rcq;
 	struct ibv_qp *qp;
+	struct ibv_qp_ex *qpx;	/* made with ATOMIC_WRITE among its send ops */
 	uint32_t psn;
 	uint32_t max_inline;
 	uint32_t max_send_sge;
@@ -478,6 +502,22 @@ static struct ibv_context *open_device(const char *name)
 	return ctx;
 }
 
+/* PMEM_* the device reports (ibv_query_device_ex). */
+static unsigned int side_pmem_caps(struct side *s)
+{
+	struct ibv_device_attr_ex ex;
+	unsigned int pmem = 0;
+
+	memset(&ex, 0, sizeof(ex));
+	if (ibv_query_device_ex(s->ctx, NULL, &ex))
+		return 0;
+	if (ex.device_cap_flags_ex & DEV_ATOMIC_WRITE)
+		pmem |= PMEM_ATOMIC_WRITE;
+	if (ex.device_cap_flags_ex & DEV_FLUSH_GLOBAL)
+		pmem |= PMEM_FLUSH;
+	return pmem;
+}
+
 static int side_open(struct side *s, const struct opts *o)
 {
 	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
@@ -505,7 +545,15 @@ static int side_open(struct side *s, const struct opts *o)
 	}
 	s->buf = buf;
 	memset(s->buf, POISON, BUF_SIZE);
-	s->mr = ibv_reg_mr(s->pd, s->buf, BUF_SIZE, access | IBV_ACCESS_MW_BIND);
+	s->pmem = side_pmem_caps(s);
+	/* 6.1's core refuses the flush access bits whatever the device says. */
+	if (s->pmem & PMEM_FLUSH)
+		s->mr = ibv_reg_mr(s->pd, s->buf, BUF_SIZE,
+				   access | IBV_ACCESS_MW_BIND | ACCESS_FLUSH_GLOBAL);
+	if (s->mr)
+		s->pmem |= PMEM_FLUSH_MR;
+	else
+		s->mr = ibv_reg_mr(s->pd, s->buf, BUF_SIZE, access | IBV_ACCESS_MW_BIND);
 	s->mw_ok = s->mr != NULL;
 	if (!s->mr)
 		s->mr = ibv_reg_mr(s->pd, s->buf, BUF_SIZE, access);
@@ -541,6 +589,36 @@ static void conn_free(struct conn *q)
 	free(q);
 }
 
+/*
+ * With ATOMIC_WRITE among its send operations, if the device has it; the
+ * classic ibv_post_send() works on such a QP too.
+ */
+static struct ibv_qp *create_rc_qp_ex(struct side *s, struct conn *q,
+				      struct ibv_qp_init_attr *a)
+{
+	struct ibv_qp_init_attr_ex ax = {
+		.send_cq = a->send_cq, .recv_cq = a->recv_cq, .qp_type = a->qp_type,
+		.sq_sig_all = a->sq_sig_all, .cap = a->cap, .pd = s->pd,
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE |
+			IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_SEND |
+			IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |
+			IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+			IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+			IBV_QP_EX_WITH_ATOMIC_WRITE,
+	};
+	struct ibv_qp *qp;
+
+	if (!(s->pmem & PMEM_ATOMIC_WRITE))
+		return NULL;
+	qp = ibv_create_qp_ex(s->ctx, &ax);
+	if (!qp)
+		return NULL;
+	q->qpx = ibv_qp_to_qp_ex(qp);
+	a->cap = ax.cap;
+	return qp;
+}
+
 static struct ibv_qp *create_rc_qp(struct side *s, struct conn *q, uint32_t inl)
 {
 	struct ibv_qp_init_attr a = {
@@ -556,8 +634,10 @@ static struct ibv_qp *create_rc_qp(struct side *s, struct conn *q, uint32_t inl)
 			.max_inline_data = inl,
 		},
 	};
-	struct ibv_qp *qp = ibv_create_qp(s->pd, &a);
+	struct ibv_qp *qp = create_rc_qp_ex(s, q, &a);
 
+	if (!qp)
+		qp = ibv_create_qp(s->pd, &a);
 	if (qp) {
 		q->max_inline = a.cap.max_inline_data;
 		q->max_send_sge = a.cap.max_send_sge;
@@ -625,6 +705,13 @@ static int conn_connect(const struct side *s, struct conn *q,
 	a.port_num = s->ib_port;
 	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+	/*
+	 * rdma_rxe checks the QP's flush access before the MR's: with both
+	 * granted here, a FLUSH the MR does not allow is a remote access
+	 * error on either driver, not an invalid request on rdma_rxe.
+	 */
+	if (s->pmem & PMEM_FLUSH)
+		a.qp_access_flags |= ACCESS_FLUSH_GLOBAL | ACCESS_FLUSH_PERSISTENT;
 	if (modify(q->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 		   IBV_QP_ACCESS_FLAGS, "INIT", err, errlen))
 		return -1;
@@ -726,6 +813,7 @@ static void serve_hello(struct server *s, struct msg *m)
 	m->hello.mw_ok = d->mw_ok &&
 		(d->dev.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B);
 	m->hello.atomic_ok = d->dev.atomic_cap != IBV_ATOMIC_NONE;
+	m->hello.pmem = d->pmem;
 	memcpy(m->hello.gid, d->gid.raw, 16);
 }
 
@@ -1383,6 +1471,8 @@ struct swr {
 	uint64_t compare_add;
 	uint64_t swap;
 	bool absolute;		/* raddr is an address, not an offset */
+	uint8_t flush_type;	/* WR_FLUSH: FLUSH_GLOBAL if 0 */
+	uint8_t flush_level;	/* WR_FLUSH: FLUSH_RANGE or FLUSH_MR */
 };
 
 static void send_wr(struct client *c, const struct swr *s, struct ibv_send_wr *wr,
@@ -1423,22 +1513,154 @@ static void send_wr(struct client *c, const struct swr *s, struct ibv_send_wr *w
 	}
 }
 
-/* Post n work requests as one chain; their wr_ids go to ids[]. */
+/*
+ * FLUSH by way of librxe 44, which has no verb for it: the ATOMIC_WRITE
+ * that ibv_wr_atomic_write() has just written into the send ring, not yet
+ * handed over (ibv_wr_complete() moves the producer index and rings the
+ * doorbell), is rewritten into the FLUSH WQE newer librxe writes.  The
+ * ring is one of this process's mappings of the uverbs device; the WQE
+ * is the one at its producer index with our wr_id.  Offsets are those of
+ * struct rxe_queue_buf and struct rxe_send_wqe (rdma_user_rxe.h, whose
+ * <linux/in.h> does not mix with <netinet/in.h>).
+ */
+#define RXE_QBUF_DATA		384	/* after the header, cache-line padded */
+#define RXE_QBUF_PRODUCER	128
+#define WQE_OPCODE		12	/* wr.opcode */
+#define WQE_WR			24	/* wr.wr, the union; wr.flush */
+#define WQE_IOVA		152
+#define WQE_DMA_LENGTH		184	/* dma.length, then dma.resid */
+#define WQE_DMA_DATA		208	/* dma.atomic_wr / sge[] / inline_data */
+
+struct rxe_flush_wr {
+	uint64_t remote_addr;
+	uint32_t length;	/* unused: dma.length is the range's */
+	uint32_t rkey;
+	uint8_t type;
+	uint8_t level;
+};
+
+static uint8_t *ring_find_wqe(uint64_t wr_id)
+{
+	uint32_t log2, mask, prod, opcode;
+	unsigned long lo, hi;
+	char line[512], perms[8];
+	uint8_t *base, *w, *found = NULL;
+	uint64_t id;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (!f)
+		return NULL;
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 ||
+		    strncmp(perms, "rw", 2) || !strstr(line, "/dev/infiniband/uverbs") ||
+		    hi - lo < RXE_QBUF_DATA)
+			continue;
+		base = (uint8_t *)lo;
+		memcpy(&log2, base, 4);
+		memcpy(&mask, base + 4, 4);
+		memcpy(&prod, base + RXE_QBUF_PRODUCER, 4);
+		if (log2 < 8 || log2 > 20 || (mask & (mask + 1)) ||
+		    RXE_QBUF_DATA + (((uint64_t)mask + 1) << log2) > hi - lo)
+			continue;
+		w = base + RXE_QBUF_DATA + ((uint64_t)(prod & mask) << log2);
+		memcpy(&id, w, 8);
+		memcpy(&opcode, w + WQE_OPCODE, 4);
+		if (id == wr_id && opcode == IBV_WR_ATOMIC_WRITE)
+			found = w;
+	}
+	fclose(f);
+	return found;
+}
+
+static int ring_make_flush(uint8_t *w, const struct swr *s, uint64_t raddr,
+			   uint32_t len)
+{
+	struct rxe_flush_wr fl = {
+		.remote_addr = raddr, .rkey = s->rkey,
+		.type = s->flush_type ? s->flush_type : FLUSH_GLOBAL,
+		.level = s->flush_level,
+	};
+	uint32_t op = WR_FLUSH;
+
+	memcpy(w + WQE_OPCODE, &op, 4);
+	memset(w + WQE_WR, 0, 32);
+	memcpy(w + WQE_WR, &fl, sizeof(fl));
+	memcpy(w + WQE_IOVA, &raddr, 8);
+	memcpy(w + WQE_DMA_LENGTH, &len, 4);
+	memcpy(w + WQE_DMA_LENGTH + 4, &len, 4);
+	memset(w + WQE_DMA_DATA, 0, 8);
+	return 0;
+}
+
+static bool is_pmem_op(enum ibv_wr_opcode op)
+{
+	return op == IBV_WR_ATOMIC_WRITE || (int)op == WR_FLUSH;
+}
+
+/*
+ * ATOMIC_WRITE (its 8 bytes: the start of s->reg[0] in the local buffer)
+ * or FLUSH (over s->reg[0].len bytes at raddr), through the extended API.
+ */
+static int post_pmem(struct client *c, const struct swr *s, uint64_t *id)
+{
+	struct ibv_qp_ex *qx = c->conn->qpx;
+	uint64_t raddr = s->absolute ? s->raddr : c->rh.addr + s->raddr;
+	uint64_t len = s->nreg ? s->reg[0].len : 0;
+	uint8_t v[8] = { 0 }, *w;
+	int ret;
+
+	if (!qx)
+		return fail(c, "the QP was made without ATOMIC_WRITE (ibv_create_qp_ex)");
+	if (s->nreg)
+		memcpy(v, c->side.buf + s->reg[0].off, MIN(len, 8));
+	*id = next_wrid(c);
+	ibv_wr_start(qx);
+	qx->wr_id = *id;
+	qx->wr_flags = s->flags | IBV_SEND_SIGNALED;
+	ibv_wr_atomic_write(qx, s->rkey, raddr, v);
+	if ((int)s->op == WR_FLUSH) {
+		w = ring_find_wqe(*id);
+		if (!w) {
+			ibv_wr_abort(qx);
+			return fail(c, "FLUSH: librxe's WQE is not in a send ring we see");
+		}
+		ring_make_flush(w, s, raddr, (uint32_t)len);
+	}
+	ret = ibv_wr_complete(qx);
+	if (ret)
+		return fail(c, "ibv_wr_complete: %s", strerror(ret));
+	return PASS;
+}
+
+/*
+ * Post n work requests, their wr_ids to ids[]: the classic ones in
+ * chains, ATOMIC_WRITE and FLUSH one at a time in between (post_pmem()).
+ */
 static int post_chain(struct client *c, const struct swr *s, int n, uint64_t *ids)
 {
 	struct ibv_send_wr wr[MAX_WC], *bad = NULL;
 	struct ibv_sge sge[MAX_WC][MAX_REG];
-	int i, ret;
+	int i, j, ret;
 
-	for (i = 0; i < n; i++) {
-		send_wr(c, &s[i], &wr[i], sge[i]);
-		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
-		ids[i] = wr[i].wr_id;
+	for (i = 0; i < n; i = j) {
+		if (is_pmem_op(s[i].op)) {
+			if (post_pmem(c, &s[i], &ids[i]) != PASS)
+				return FAIL;
+			j = i + 1;
+			continue;
+		}
+		for (j = i; j < n && !is_pmem_op(s[j].op); j++) {
+			send_wr(c, &s[j], &wr[j], sge[j]);
+			wr[j].next = NULL;
+			if (j > i)
+				wr[j - 1].next = &wr[j];
+			ids[j] = wr[j].wr_id;
+		}
+		ret = ibv_post_send(c->conn->qp, &wr[i], &bad);
+		if (ret)
+			return fail(c, "ibv_post_send: %s (at WR #%ld)", strerror(ret),
+				    bad ? (long)(bad - wr) : -1L);
 	}
-	ret = ibv_post_send(c->conn->qp, wr, &bad);
-	if (ret)
-		return fail(c, "ibv_post_send: %s (at WR #%ld)", strerror(ret),
-			    bad ? (long)(bad - wr) : -1L);
 	return PASS;
 }
 
@@ -1745,6 +1967,152 @@ static int t_atomic_burst(struct client *c, const void *arg)
 	return ret;
 }
 
+/* ------------------------------------------- ATOMIC_WRITE and FLUSH ---- */
+
+static uint32_t mtu_bytes(uint32_t mtu)
+{
+	return 128U << mtu;	/* IBV_MTU_256 = 1 */
+}
+
+
+/* Why ATOMIC_WRITE cannot be tested here, or NULL. */
+static const char *no_atomic_write(struct client *c)
+{
+	if (!(c->side.pmem & PMEM_ATOMIC_WRITE) || !(c->rh.pmem & PMEM_ATOMIC_WRITE))
+		return "no ATOMIC_WRITE (IB_UVERBS_DEVICE_ATOMIC_WRITE) on both ends";
+	if (conn_get(c) == PASS && !c->conn->qpx)
+		return "ibv_create_qp_ex() refused IBV_QP_EX_WITH_ATOMIC_WRITE";
+	return NULL;
+}
+
+static uint64_t mix64(uint32_t seed, int i)
+{
+	return ((uint64_t)mix32(seed + 2 * i) << 32) | mix32(seed + 2 * i + 1);
+}
+
+/*
+ * ATOMIC_WRITEs: each lands as the 8 bytes it carries, the words on
+ * either side stay, the completion is IBV_WC_ATOMIC_WRITE of 8 bytes.
+ */
+static int t_atomic_write(struct client *c, const void *arg)
+{
+	const struct atomic_case *a = arg;
+	struct region lr = { ATOMIC_LOFF, 8, 0 };
+	struct swr s = {
+		.op = IBV_WR_ATOMIC_WRITE, .reg = &lr, .nreg = 1, .raddr = a->roff,
+		.rkey = c->rh.rkey,
+	};
+	uint64_t lo = mix64(~c->seed, 0), hi = mix64(~c->seed, 1), v, id;
+	const char *why = no_atomic_write(c);
+	int r;
+
+	if (why)
+		return skip(c, "%s", why);
+	if (!c->conn || rpc_u64(c, CMD_SET64, a->roff - 8, &lo) ||
+	    rpc_u64(c, CMD_SET64, a->roff + 8, &hi))
+		return FAIL;
+	for (r = 0; r < a->rounds; r++) {
+		v = mix64(c->seed, r);
+		memcpy(c->side.buf + ATOMIC_LOFF, &v, 8);
+		if (post_one(c, &s, &id) != PASS ||
+		    expect_send(c, (struct wexp[]){
+				wexp_ok(c, id, IBV_WC_ATOMIC_WRITE, 8) }, 1) != PASS ||
+		    remote_u64_is(c, a->roff, v) != PASS)
+			return FAIL;
+	}
+	if (remote_u64_is(c, a->roff - 8, lo) != PASS ||
+	    remote_u64_is(c, a->roff + 8, hi) != PASS)
+		return fail(c, "an ATOMIC_WRITE changed the words beside it");
+	return PASS;
+}
+
+/*
+ * Ordering: a multi-packet RDMA_WRITE, then 8-byte RDMA_WRITEs and
+ * ATOMIC_WRITEs to one word, alternating, all in flight at once; the
+ * word ends as the last one wrote (arg: a WRITE or an ATOMIC_WRITE), the
+ * big WRITE lands whole.  The responder places them in PSN order: an
+ * ATOMIC_WRITE after the writes before it, and before those after it.
+ */
+static int t_atomic_write_order(struct client *c, const void *arg)
+{
+	enum { N = 16 };
+	const bool last_write = *(const bool *)arg;
+	uint64_t mtu = mtu_bytes(c->rh.mtu), word = 256 * KIB - 64, v;
+	struct region big = { 320 * KIB, 3 * mtu + 100, 0 };
+	struct region rbig = { 256 * KIB, 3 * mtu + 100, 0 };
+	struct region lr[N + 1];
+	struct swr s[N + 1];
+	struct wexp e[N + 1];
+	uint64_t ids[N + 1];
+	const char *why = no_atomic_write(c);
+	int i, n = last_write ? N - 1 : N;
+
+	if (why)
+		return skip(c, "%s", why);
+	if (!c->conn || rpc_poison(c, &rbig, 1))
+		return FAIL;
+	region_fill(c->side.buf, &big, 1, c->seed);
+	s[0] = (struct swr){ .op = IBV_WR_RDMA_WRITE, .reg = &big, .nreg = 1,
+			     .raddr = rbig.off, .rkey = c->rh.rkey };
+	for (i = 1; i <= n; i++) {
+		lr[i] = (struct region){ 64 + 48 * i, 8, 0 };
+		v = mix64(c->seed, i);
+		memcpy(c->side.buf + lr[i].off, &v, 8);
+		s[i] = (struct swr){
+			.op = i % 2 ? IBV_WR_RDMA_WRITE : IBV_WR_ATOMIC_WRITE,
+			.reg = &lr[i], .nreg = 1, .raddr = word, .rkey = c->rh.rkey,
+		};
+	}
+	if (post_chain(c, s, n + 1, ids) != PASS)
+		return FAIL;
+	e[0] = wexp_ok(c, ids[0], IBV_WC_RDMA_WRITE, big.len);
+	for (i = 1; i <= n; i++)
+		e[i] = wexp_ok(c, ids[i], i % 2 ? IBV_WC_RDMA_WRITE : IBV_WC_ATOMIC_WRITE, 8);
+	if (expect_send(c, e, n + 1) != PASS ||
+	    remote_u64_is(c, word, mix64(c->seed, n)) != PASS)
+		return FAIL;
+	return rpc_check(c, &rbig, 1, UINT64_MAX) == PASS ? PASS : FAIL;
+}
+
+/*
+ * A multi-packet RDMA_WRITE, then a FLUSH (global visibility) of what
+ * it wrote, by range or of the whole MR (arg; VA and length 0 then, which
+ * the responder must ignore): both complete, the FLUSH as IBV_WC_FLUSH
+ * (8) with its range's length, and the data is there.
+ */
+static int t_flush_ok(struct client *c, const void *arg)
+{
+	const int level = *(const int *)arg;
+	uint64_t mtu = mtu_bytes(c->rh.mtu);
+	struct region lr = { 64 * KIB, 2 * mtu + 77, 0 };
+	struct region rr = { 192 * KIB + 8, 2 * mtu + 77, 0 };
+	struct region fr = { 0, level == FLUSH_MR ? 0 : rr.len, 0 };
+	struct swr s[2] = {
+		{ .op = IBV_WR_RDMA_WRITE, .reg = &lr, .nreg = 1, .raddr = rr.off,
+		  .rkey = c->rh.rkey },
+		{ .op = (enum ibv_wr_opcode)WR_FLUSH, .reg = &fr, .nreg = 1,
+		  .raddr = level == FLUSH_MR ? 0 : c->rh.addr + rr.off,
+		  .absolute = true, .rkey = c->rh.rkey, .flush_type = FLUSH_GLOBAL,
+		  .flush_level = (uint8_t)level },
+	};
+	const char *why = no_atomic_write(c);
+	uint64_t ids[2];
+
+	if (why)
+		return skip(c, "%s (FLUSH is posted as one)", why);
+	if (!(c->rh.pmem & PMEM_FLUSH_MR))
+		return skip(c, "the server's MR has no flush access (6.1's core refuses it)");
+	if (!c->conn || rpc_poison(c, &rr, 1))
+		return FAIL;
+	region_fill(c->side.buf, &lr, 1, c->seed);
+	if (post_chain(c, s, 2, ids) != PASS ||
+	    expect_send(c, (struct wexp[]){
+			wexp_ok(c, ids[0], IBV_WC_RDMA_WRITE, lr.len),
+			wexp_ok(c, ids[1], WC_FLUSH, fr.len) }, 2) != PASS)
+		return FAIL;
+	return rpc_check(c, &rr, 1, UINT64_MAX) == PASS ? PASS : FAIL;
+}
+
 /* -------------------------------------------------------------- bursts ---- */
 
 /* Regions of varied sizes, one after the other from base. */
@@ -1762,10 +2130,6 @@ static int burst_regions(struct region *r, int n, uint64_t base, uint32_t mtu)
 	return n;
 }
 
-static uint32_t mtu_bytes(uint32_t mtu)
-{
-	return 128U << mtu;	/* IBV_MTU_256 = 1 */
-}
 
 /* 32 WRITEs and then 32 READs of the same regions, all in flight at once. */
 static int t_write_read_burst(struct client *c, const void *arg)
@@ -1986,7 +2350,8 @@ struct err_case {
 	int how;		/* ERR_* */
 };
 
-enum { ERR_ACCESS, ERR_RNR, ERR_PEER_GONE, ERR_BOGUS_QPN };
+/* ERR_PERSIST: ERR_ACCESS by a FLUSH for persistence */
+enum { ERR_ACCESS, ERR_RNR, ERR_PEER_GONE, ERR_BOGUS_QPN, ERR_PERSIST };
 
 static int t_error(struct client *c, const void *arg)
 {
@@ -2001,14 +2366,22 @@ static int t_error(struct client *c, const void *arg)
 	};
 	int ret;
 
+	const char *why;
+	int how = ec->how == ERR_PERSIST ? ERR_ACCESS : ec->how;
+
+	s.flush_type = ec->how == ERR_PERSIST ? FLUSH_PERSISTENT : 0;
 	if ((ec->op == IBV_WR_ATOMIC_FETCH_AND_ADD ||
 	     ec->op == IBV_WR_ATOMIC_CMP_AND_SWP) && !c->rh.atomic_ok)
 		return skip(c, "the device has no atomics");
+	if ((int)ec->op == WR_FLUSH && !(c->rh.pmem & PMEM_FLUSH))
+		return skip(c, "the server's device has no FLUSH");
 	if (conn_setup(c, &ec->params, ec->how == ERR_BOGUS_QPN) != PASS)
 		return FAIL;
+	if (is_pmem_op(ec->op) && (why = no_atomic_write(c)))
+		return skip(c, "%s", why);
 	if (ec->how == ERR_PEER_GONE && rpc(c, msg_regions(c, NULL, 0), CMD_QP_DESTROY))
 		return FAIL;
-	if (ec->how == ERR_ACCESS && rpc_poison(c, &tail, 1))
+	if (how == ERR_ACCESS && rpc_poison(c, &tail, 1))
 		return FAIL;
 	region_poison(c->side.buf, &lr, 1);
 	if (ec->op != IBV_WR_RDMA_READ)
@@ -2016,7 +2389,7 @@ static int t_error(struct client *c, const void *arg)
 	ret = error_then_flush(c, &s, ec->status);
 	if (ec->op == IBV_WR_RDMA_READ && check_local(c, &lr, 1, 0) != PASS)
 		ret = fail(c, "a failed READ wrote into the local buffer");
-	if (ec->how == ERR_ACCESS && rpc_check(c, &tail, 1, 0) != PASS)
+	if (how == ERR_ACCESS && rpc_check(c, &tail, 1, 0) != PASS)
 		ret = fail(c, "a rejected request changed the server's buffer");
 	conn_drop(c);
 	return ret;
@@ -2569,6 +2942,30 @@ static void run_inline(struct client *c)
 	}
 }
 
+static void run_atomic_write(struct client *c)
+{
+	static const uint64_t roffs[] = { 64, 4096 - 8, 8192 + 24 };
+	static const bool last_write = true, last_atomic = false;
+	static const int range = FLUSH_RANGE, mr = FLUSH_MR;
+	struct atomic_case a;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(roffs); i++) {
+		a = (struct atomic_case){ roffs[i], c->o->quick ? 2 : 4 };
+		run_case(c, t_atomic_write, &a,
+			 "ATOMIC_WRITE, %d rounds, remote off %" PRIu64 ": the 8 bytes land",
+			 a.rounds, a.roff);
+	}
+	run_case(c, t_atomic_write_order, &last_atomic,
+		 "RDMA_WRITE, then 8-byte WRITEs and ATOMIC_WRITEs to one word in flight:"
+		 " the last (ATOMIC_WRITE) wins");
+	run_case(c, t_atomic_write_order, &last_write,
+		 "RDMA_WRITE, then 8-byte WRITEs and ATOMIC_WRITEs to one word in flight:"
+		 " the last (RDMA_WRITE) wins");
+	run_case(c, t_flush_ok, &range, "RDMA_WRITE then FLUSH (global, range) of it");
+	run_case(c, t_flush_ok, &mr, "RDMA_WRITE then FLUSH (global, whole MR)");
+}
+
 static void run_atomic(struct client *c)
 {
 	static const uint64_t roffs[] = { 64, 4096 - 8, 8192 + 24 };
@@ -2582,6 +2979,7 @@ static void run_atomic(struct client *c)
 			 a.rounds, a.roff);
 	}
 	run_case(c, t_atomic_burst, NULL, "32 FETCH_AND_ADDs in flight");
+	run_atomic_write(c);
 }
 
 static void run_burst(struct client *c)
@@ -2613,6 +3011,17 @@ static void run_errors(struct client *c)
 		    default_params, ERR_ACCESS }, "RDMA_READ past the end of the MR" },
 		{ { IBV_WR_RDMA_READ, 0, -8, 16, IBV_WC_REM_ACCESS_ERR,
 		    default_params, ERR_ACCESS }, "RDMA_READ from before the start of the MR" },
+		{ { IBV_WR_ATOMIC_WRITE, 0xa5a500, 4096, 8, IBV_WC_REM_ACCESS_ERR,
+		    default_params, ERR_ACCESS }, "ATOMIC_WRITE with a bad rkey" },
+		{ { IBV_WR_ATOMIC_WRITE, 0, end, 8, IBV_WC_REM_ACCESS_ERR,
+		    default_params, ERR_ACCESS }, "ATOMIC_WRITE past the end of the MR" },
+		{ { (enum ibv_wr_opcode)WR_FLUSH, 0, end - 8, 16, IBV_WC_REM_ACCESS_ERR,
+		    default_params, ERR_ACCESS }, "FLUSH of a range past the end of the MR" },
+		{ { (enum ibv_wr_opcode)WR_FLUSH, 0xa5a500, 4096, 16, IBV_WC_REM_ACCESS_ERR,
+		    default_params, ERR_ACCESS }, "FLUSH with a bad rkey" },
+		{ { (enum ibv_wr_opcode)WR_FLUSH, 0, 4096, 16, IBV_WC_REM_ACCESS_ERR,
+		    default_params, ERR_PERSIST },
+		  "FLUSH for persistence (no MR grants it)" },
 		{ { IBV_WR_SEND, 0, 0, 100, IBV_WC_RNR_RETRY_EXC_ERR, fast, ERR_RNR },
 		  "SEND with no receive posted, rnr_retry 0" },
 		{ { IBV_WR_RDMA_WRITE, 0, 4096, 100, IBV_WC_RETRY_EXC_ERR, fast,

@@ -24,6 +24,10 @@
 #              with retry_cnt 0 the SEND ends with IB_WC_RETRY_EXC_ERR at
 #              once; with retry_cnt 3 one NAK counts, the rest are ignored
 #              while its go-back-N is under way (seq_nak_ignored)
+#   pmem       (f) ATOMIC WRITE and FLUSH from the spoofed peer: an ATOMIC
+#              WRITE lands, its duplicate is not carried out again, one of
+#              4 bytes is dropped; a FLUSH of a flush-capable MR (6.12)
+#              takes one PSN; a reserved placement type fails the QP
 #
 # SROCE_FORGED_CASES: the cases to run (default: all);
 # SROCE_FORGED_FLOOD: packets in the flood (default 200000).
@@ -36,7 +40,7 @@ require_sroce
 
 shopt -s lastpipe	# relay() (lib.sh) counts in this shell
 
-CASES=${SROCE_FORGED_CASES:-icrc nak write loopback flood rd-atomic seq-nak}
+CASES=${SROCE_FORGED_CASES:-icrc nak write loopback flood rd-atomic seq-nak pmem}
 FLOOD=${SROCE_FORGED_FLOOD:-200000}
 
 

@@ -36,6 +36,10 @@ static enum ib_wc_opcode sroce_wc_opcode(u32 opcode)
 		return IB_WC_LOCAL_INV;
 	case IB_WR_REG_MR:
 		return IB_WC_REG_MR;
+	case IB_WR_FLUSH:
+		return IB_WC_FLUSH;
+	case IB_WR_ATOMIC_WRITE:
+		return IB_WC_ATOMIC_WRITE;
 	default:
 		return IB_WC_SEND;
 	}
@@ -202,6 +206,22 @@ static bool sroce_comp_in_order(struct sroce_qp *qp, u32 psn)
 	return !d;
 }
 
+/*
+ * A FLUSH or ATOMIC WRITE is answered by an RDMA READ response ONLY
+ * without payload (IBA oA19-13, oA19-30): it is complete, its data
+ * placed (and, for a FLUSH, made visible) at the peer.
+ */
+static void sroce_comp_pmem_resp(struct sroce_qp *qp,
+				 const struct sroce_pkt *pkt,
+				 struct sroce_send_wqe *wqe)
+{
+	bool only = (pkt->flags & SROCE_F_ONLY) == SROCE_F_ONLY;
+
+	sroce_wqe_done(qp, wqe, only && !pkt->payload_len ? IB_WC_SUCCESS :
+							    IB_WC_BAD_RESP_ERR);
+	sroce_comp_progress(qp, sroce_psn_add(pkt->psn, 1));
+}
+
 static void sroce_comp_read_resp(struct sroce_qp *qp,
 				 const struct sroce_pkt *pkt,
 				 struct sk_buff *skb)
@@ -211,6 +231,11 @@ static void sroce_comp_read_resp(struct sroce_qp *qp,
 	u32 want;
 	int err;
 
+	if (wqe && sroce_wr_is_pmem(wqe->wr.opcode) &&
+	    sroce_comp_in_order(qp, pkt->psn)) {
+		sroce_comp_pmem_resp(qp, pkt, wqe);
+		return;
+	}
 	if (!wqe || wqe->wr.opcode != IB_WR_RDMA_READ ||
 	    !sroce_comp_in_order(qp, pkt->psn))
 		return;

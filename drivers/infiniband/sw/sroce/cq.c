@@ -39,24 +39,6 @@ static u32 sroce_uwc_flags(u32 flags)
 	return uflags;
 }
 
-/*
- * The kernel's opcodes are defined as the IB_UVERBS_WC_* values, and the
- * receive opcodes match libibverbs' (IBV_WC_RECV = 128), except for the
- * kernel-only ones, which user QPs cannot post.  The masked atomics are
- * reported as their plain forms, the nearest thing userspace knows.
- */
-static u32 sroce_uwc_opcode(enum ib_wc_opcode opcode)
-{
-	switch (opcode) {
-	case IB_WC_MASKED_COMP_SWAP:
-		return IB_UVERBS_WC_COMP_SWAP;
-	case IB_WC_MASKED_FETCH_ADD:
-		return IB_UVERBS_WC_FETCH_ADD;
-	default:
-		return opcode;
-	}
-}
-
 static void sroce_cqe_to_uwc(const struct sroce_cqe *cqe,
 			     struct ib_uverbs_wc *uwc)
 {
@@ -64,7 +46,13 @@ static void sroce_cqe_to_uwc(const struct sroce_cqe *cqe,
 	memset(uwc, 0, sizeof(*uwc));
 	uwc->wr_id = cqe->wr_id;
 	uwc->status = cqe->status;
-	uwc->opcode = sroce_uwc_opcode(cqe->opcode);
+	/*
+	 * The kernel's opcodes are the IB_UVERBS_WC_* values, and the
+	 * receive opcodes match libibverbs' (IBV_WC_RECV = 128), except for
+	 * kernel-only ones user QPs cannot post.  (sroce offers no masked
+	 * atomics: on 6.1 their values are IB_WC_ATOMIC_WRITE's and more.)
+	 */
+	uwc->opcode = cqe->opcode;
 	uwc->vendor_err = cqe->vendor_err;
 	uwc->byte_len = cqe->byte_len;
 	if (cqe->wc_flags & IB_WC_WITH_IMM)

@@ -38,7 +38,9 @@ static void sroce_init_attr(struct sroce_dev *sdev)
 			      IB_DEVICE_SYS_IMAGE_GUID |
 			      IB_DEVICE_RC_RNR_NAK_GEN |
 			      IB_DEVICE_SRQ_RESIZE |
-			      IB_DEVICE_MEM_MGT_EXTENSIONS;
+			      IB_DEVICE_MEM_MGT_EXTENSIONS |
+			      IB_DEVICE_ATOMIC_WRITE |
+			      IB_DEVICE_FLUSH_GLOBAL;
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	a->max_send_sge = SROCE_MAX_SGE;
 	a->max_recv_sge = SROCE_MAX_SGE;

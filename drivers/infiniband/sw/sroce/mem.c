@@ -282,6 +282,31 @@ int sroce_mr_attach_skb(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
 	return done;
 }
 
+/*
+ * Map the 8 bytes at @iova for an atomic: 8-byte aligned in the MR and
+ * in the kernel mapping (a user MR's iova may be aligned while the memory
+ * behind it is not).  Unmap with sroce_mr_unmap().
+ */
+static int sroce_mr_map_u64(struct sroce_mr *mr, u64 iova, u64 **va)
+{
+	int err;
+	u32 n;
+
+	if (!IS_ALIGNED(iova, sizeof(u64)))
+		return -EINVAL;
+	err = sroce_mr_range(mr, iova, sizeof(u64));
+	if (err)
+		return err;
+	*va = sroce_mr_map(mr, iova, sizeof(u64), &n);
+	if (!*va)
+		return -EFAULT;
+	if (n < sizeof(u64) || !IS_ALIGNED((unsigned long)*va, sizeof(u64))) {
+		sroce_mr_unmap(mr, *va);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /**
  * sroce_mr_atomic - an 8-byte atomic on MR memory
  * @mr: an MR from sroce_mr_lookup() with IB_ACCESS_REMOTE_ATOMIC
@@ -304,21 +329,12 @@ int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swap, u64 compare,
 		    u64 swap_add, u64 *orig)
 {
 	u64 *va, old;
-	int err = 0;
-	u32 n;
+	int err;
 
-	if (!IS_ALIGNED(iova, sizeof(u64)))
-		return -EINVAL;
-	err = sroce_mr_range(mr, iova, sizeof(u64));
+	err = sroce_mr_map_u64(mr, iova, &va);
 	if (err)
 		return err;
-
-	va = sroce_mr_map(mr, iova, sizeof(u64), &n);
-	if (!va)
-		return -EFAULT;
-	if (n < sizeof(u64) || !IS_ALIGNED((unsigned long)va, sizeof(u64))) {
-		err = -EINVAL;
-	} else if (cmp_swap) {
+	if (cmp_swap) {
 		*orig = cmpxchg64(va, compare, swap_add);
 	} else {
 		old = READ_ONCE(*va);
@@ -327,9 +343,39 @@ int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swap, u64 compare,
 		*orig = old;
 	}
 	sroce_mr_unmap(mr, va);
-	return err;
+	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_mr_atomic);
+
+/**
+ * sroce_mr_atomic_write - an ATOMIC WRITE's 8 bytes, as one store
+ * @mr: an MR from sroce_mr_lookup() with IB_ACCESS_REMOTE_WRITE
+ * @iova: the address; must be 8-byte aligned
+ * @value: the 8 bytes, in the order they go to memory
+ *
+ * One 8-byte store on the kernel mapping of the memory, so a reader
+ * never sees part of it; a release, so whoever sees it also sees what
+ * the requests before it wrote (IBA oA19-25: an ATOMIC WRITE is placed
+ * after the writes before it).  Any context.
+ *
+ * Return: 0, -ERANGE, -EINVAL (misaligned, as for sroce_mr_atomic()),
+ * -EFAULT.
+ */
+int sroce_mr_atomic_write(struct sroce_mr *mr, u64 iova, const u8 *value)
+{
+	u64 *va, v;
+	int err;
+
+	err = sroce_mr_map_u64(mr, iova, &va);
+	if (err)
+		return err;
+	memcpy(&v, value, sizeof(v));
+	/* Pairs with the reader's acquire: the earlier writes show first. */
+	smp_store_release(va, v);
+	sroce_mr_unmap(mr, va);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_atomic_write);
 
 /*
  * The loop behind sroce_sgl_copy() and sroce_sgl_copy_skb(): @skb NULL

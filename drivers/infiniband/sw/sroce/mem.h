@@ -43,6 +43,7 @@ int sroce_mr_attach_skb(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
 			u32 len);
 int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swap, u64 compare,
 		    u64 swap_add, u64 *orig);
+int sroce_mr_atomic_write(struct sroce_mr *mr, u64 iova, const u8 *value);
 
 int sroce_sgl_copy(struct sroce_dev *sdev, struct sroce_pd *pd,
 		   const struct ib_sge *sgl, unsigned int num_sge,

@@ -22,8 +22,10 @@
 /*
  * The access flags each kind of MR may be given.  MW_BIND is accepted
  * and grants nothing (sroce has no memory windows); the
- * IB_ACCESS_OPTIONAL bits are hints a device may ignore.  On demand
- * paging, zero-based MRs and (6.12) FLUSH are not supported.
+ * IB_ACCESS_OPTIONAL bits are hints a device may ignore.  FLUSH_GLOBAL
+ * is in SROCE_ACCESS_REMOTE.  On demand paging, zero-based MRs and
+ * FLUSH_PERSISTENT (sroce does not tell persistent memory apart) are not
+ * supported.
  */
 #define SROCE_ACCESS_USER_MR	(IB_ACCESS_LOCAL_WRITE | SROCE_ACCESS_REMOTE | \
 				 IB_ACCESS_MW_BIND | IB_ACCESS_HUGETLB | \
@@ -450,7 +452,9 @@ static int sroce_mr_check(struct sroce_mr *mr, struct sroce_pd *pd, u32 key,
 		return -EPERM;
 	if (access & ~mr->access)
 		return -EACCES;
-	if (!sroce_range_ok(mr->iova, mr->length, iova, length))
+	/* Only a FLUSH may reach the whole MR, whatever its RETH says. */
+	if ((length != SROCE_MR_WHOLE || !(access & SROCE_ACCESS_FLUSH)) &&
+	    !sroce_range_ok(mr->iova, mr->length, iova, length))
 		return -ERANGE;
 	return 0;
 }
@@ -468,7 +472,8 @@ static int sroce_mr_check(struct sroce_mr *mr, struct sroce_pd *pd, u32 key,
  * @iova: the first address accessed
  * @length: the number of bytes; 0 checks that @iova is inside the MR or
  *	just past its end (callers skip the lookup when IBA says a
- *	zero-length access ignores the key)
+ *	zero-length access ignores the key); SROCE_MR_WHOLE with a flush
+ *	right in @access checks no range (a FLUSH of the whole MR)
  * @err: 0 or the reason of the failure (see mr.h)
  *
  * Any context.  The caller drops the reference with sroce_mr_put().

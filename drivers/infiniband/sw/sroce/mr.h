@@ -62,6 +62,7 @@
 #include <linux/types.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
+#include <sroce/compat.h>
 
 struct ib_umem;
 struct sk_buff;
@@ -72,7 +73,13 @@ struct sroce_pd;
 
 #define SROCE_ACCESS_REMOTE	(IB_ACCESS_REMOTE_READ | \
 				 IB_ACCESS_REMOTE_WRITE | \
-				 IB_ACCESS_REMOTE_ATOMIC)
+				 IB_ACCESS_REMOTE_ATOMIC | \
+				 IB_ACCESS_FLUSH_GLOBAL)
+
+/* sroce_mr_lookup() @length for a FLUSH of a whole MR: no range check */
+#define SROCE_MR_WHOLE		U64_MAX
+#define SROCE_ACCESS_FLUSH	(IB_ACCESS_FLUSH_GLOBAL | \
+				 IB_ACCESS_FLUSH_PERSISTENT)
 
 /**
  * struct sroce_mr_table - the MRs of one device, by key index

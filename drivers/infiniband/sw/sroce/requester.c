@@ -49,6 +49,8 @@ static bool sroce_wr_opcode_ok(const struct sroce_qp *qp, u32 opcode)
 	case IB_WR_RDMA_READ:
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
+	case IB_WR_FLUSH:
+	case IB_WR_ATOMIC_WRITE:
 		return qp->ibqp.qp_type == IB_QPT_RC;
 	case IB_WR_REG_MR:
 	case IB_WR_LOCAL_INV:
@@ -95,6 +97,34 @@ static int sroce_wqe_copy_data(struct sroce_qp *qp,
 	return 0;
 }
 
+/*
+ * FLUSH and ATOMIC WRITE have no gather list, in librxe's layout (which
+ * the kernel's post_send follows): a FLUSH's range length is in
+ * dma.length, an ATOMIC WRITE's 8 bytes are in dma.atomic_wr, the start
+ * of the slot's data area (6.1's header names it inline_data only).
+ */
+static int sroce_wqe_copy_pmem(struct sroce_qp *qp,
+			       const struct rxe_send_wqe *slot,
+			       struct sroce_send_wqe *wqe)
+{
+	if (wqe->wr.opcode == IB_WR_FLUSH) {
+		if (!sroce_feth_ok(sroce_wr_flush(&wqe->wr)->type,
+				   sroce_wr_flush(&wqe->wr)->level))
+			return -EINVAL;
+		wqe->length = READ_ONCE(slot->dma.length);
+		return 0;
+	}
+	/* The slot's data area is smaller than 8 bytes: it is not there. */
+	if (qp->sq.max_inline < SROCE_ATOMIC_WRITE_LEN ||
+	    READ_ONCE(slot->dma.length) != SROCE_ATOMIC_WRITE_LEN ||
+	    wqe->wr.wr.rdma.remote_addr & 7)
+		return -EINVAL;
+	memcpy(wqe->inline_data, slot->dma.inline_data, SROCE_ATOMIC_WRITE_LEN);
+	wqe->is_inline = true;
+	wqe->length = SROCE_ATOMIC_WRITE_LEN;
+	return 0;
+}
+
 /* Copy one ring slot into @wqe and check it; only the copy is trusted. */
 static int sroce_wqe_copy(struct sroce_qp *qp, const struct rxe_send_wqe *slot,
 			  struct sroce_send_wqe *wqe)
@@ -112,6 +142,8 @@ static int sroce_wqe_copy(struct sroce_qp *qp, const struct rxe_send_wqe *slot,
 	    op != IB_WR_SEND && op != IB_WR_SEND_WITH_IMM &&
 	    op != IB_WR_RDMA_WRITE && op != IB_WR_RDMA_WRITE_WITH_IMM)
 		return -EINVAL;
+	if (sroce_wr_is_pmem(op))
+		return sroce_wqe_copy_pmem(qp, slot, wqe);
 	err = sroce_wqe_copy_data(qp, slot, wqe);
 	if (err)
 		return err;
@@ -172,6 +204,7 @@ static u32 sroce_wqe_npkts(const struct sroce_qp *qp,
 			   const struct sroce_send_wqe *wqe)
 {
 	if (sroce_wr_is_atomic(wqe->wr.opcode) ||
+	    sroce_wr_is_pmem(wqe->wr.opcode) ||
 	    qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI)
 		return 1;
 	return max_t(u32, 1, DIV_ROUND_UP(wqe->length, qp->attr.mtu));
@@ -285,6 +318,31 @@ static u8 sroce_qp_transport(const struct sroce_qp *qp)
 }
 
 /*
+ * FLUSH (FETH and RETH, no payload) or ATOMIC WRITE (RETH and its 8
+ * bytes); returns the payload length.
+ */
+static u32 sroce_req_pmem_headers(struct sroce_send_wqe *wqe,
+				  struct sroce_pkt *pkt)
+{
+	pkt->ack_req = true;
+	if (wqe->wr.opcode == IB_WR_FLUSH) {
+		pkt->opcode = SROCE_OPCODE(RC, FLUSH);
+		pkt->va = sroce_wr_flush(&wqe->wr)->remote_addr;
+		pkt->rkey = sroce_wr_flush(&wqe->wr)->rkey;
+		pkt->dma_len = wqe->length;
+		pkt->flush_type = sroce_wr_flush(&wqe->wr)->type;
+		pkt->flush_level = sroce_wr_flush(&wqe->wr)->level;
+		return 0;
+	}
+	pkt->opcode = SROCE_OPCODE(RC, ATOMIC_WRITE);
+	pkt->va = wqe->wr.wr.rdma.remote_addr;
+	pkt->rkey = wqe->wr.wr.rdma.rkey;
+	pkt->dma_len = SROCE_ATOMIC_WRITE_LEN;
+	pkt->payload_len = SROCE_ATOMIC_WRITE_LEN;
+	return SROCE_ATOMIC_WRITE_LEN;
+}
+
+/*
  * Headers of the next packet of @wqe; returns its payload length.  A
  * READ request asks for everything from req.offset on, so a READ resent
  * after a loss asks only for what is missing.
@@ -325,6 +383,8 @@ static u32 sroce_req_headers(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 		pkt->ack_req = true;
 		return 0;
 	}
+	if (sroce_wr_is_pmem(op))
+		return sroce_req_pmem_headers(wqe, pkt);
 
 	len = min(left, mtu);
 	last = len == left;

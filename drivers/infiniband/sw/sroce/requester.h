@@ -8,6 +8,7 @@
 
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
+#include <sroce/compat.h>
 
 #include "av.h"
 #include "mem.h"
@@ -85,10 +86,24 @@ struct sroce_req {
 	struct sroce_sgl_cursor cur;
 };
 
+/*
+ * FLUSH and ATOMIC WRITE (IBA A19, memory placement extensions): one
+ * packet each, answered by a zero-length RDMA READ response.
+ */
+static inline bool sroce_wr_is_pmem(u32 opcode)
+{
+	return opcode == IB_WR_FLUSH || opcode == IB_WR_ATOMIC_WRITE;
+}
+
+/*
+ * The requests the peer answers with a response of their own (READ
+ * responses, atomic ACKs), from a responder resource: limited by
+ * max_rd_atomic, and not complete until that response came.
+ */
 static inline bool sroce_wr_is_read_atomic(u32 opcode)
 {
 	return opcode == IB_WR_RDMA_READ || opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD || sroce_wr_is_pmem(opcode);
 }
 
 static inline bool sroce_wr_is_atomic(u32 opcode)

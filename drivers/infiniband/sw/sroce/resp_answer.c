@@ -224,6 +224,24 @@ static int sroce_res_check(struct sroce_qp *qp)
 	return 0;
 }
 
+/*
+ * A FLUSH takes a resource too, but rxe's requester does not count its
+ * FLUSHes against max_rd_atomic, so neither does its peer here: only the
+ * ring slot it takes must be free.
+ */
+static int sroce_res_check_flush(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	if (!qp->attr.max_dest_rd_atomic)
+		return -EINVAL;
+	if (sroce_res_answering(&resp->res[resp->res_head % resp->nres])) {
+		sroce_count(sroce_qp_dev(qp), SROCE_CNT_RD_ATOMIC_EXCEEDED);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* The queue of responses is empty: a deferred ACK may go now. */
 static void sroce_res_drained(struct sroce_qp *qp, u32 last_psn)
 {
@@ -339,6 +357,110 @@ int sroce_rc_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 }
 
 /*
+ * A request that a zero-length RDMA READ response ONLY answers (IBA
+ * oA19-13, oA19-30) was carried out: the response goes in PSN order with
+ * the READ responses and atomic ACKs, and answers a duplicate again.
+ */
+static void sroce_rc_pmem_done(struct sroce_qp *qp, u8 type, u32 psn)
+{
+	sroce_res_alloc(qp, type, psn, 1);
+	qp->resp.psn = sroce_psn_add(psn, 1);
+	sroce_resp_msg_done(&qp->resp);
+}
+
+/**
+ * sroce_rc_atomic_write - an ATOMIC WRITE request (IBA A19)
+ * @qp: an RC QP
+ * @pkt: the request: RETH, 8 bytes of payload (sroce_pkt_parse())
+ * @skb: the packet
+ *
+ * Stores the 8 bytes as one store, after everything the requests before
+ * it placed (this engine placed them first; the store is a release).
+ *
+ * Return: 0, or an error of the request handlers (responder.c).
+ */
+int sroce_rc_atomic_write(struct sroce_qp *qp, const struct sroce_pkt *pkt,
+			  const struct sk_buff *skb)
+{
+	u8 value[SROCE_ATOMIC_WRITE_LEN];
+	struct sroce_mr *mr;
+	int err;
+
+	if (!(qp->attr.access & IB_ACCESS_REMOTE_WRITE))
+		return -EACCES;
+	/* oA19-28: the RETH's length is the payload's, 8. */
+	if (pkt->dma_len != SROCE_ATOMIC_WRITE_LEN ||
+	    skb_copy_bits(skb, pkt->hdr_len, value, sizeof(value)))
+		return -EINVAL;
+	err = sroce_res_check(qp);
+	if (err)
+		return err;
+	mr = sroce_mr_lookup(sroce_qp_dev(qp), qp->pd, pkt->rkey, true,
+			     IB_ACCESS_REMOTE_WRITE, pkt->va, sizeof(value),
+			     &err);
+	if (!mr)
+		return -EACCES;
+	err = sroce_mr_atomic_write(mr, pkt->va, value);
+	sroce_mr_put(mr);
+	if (err)
+		return err == -EINVAL ? -EINVAL : -EACCES;
+	sroce_rc_pmem_done(qp, SROCE_RES_ATOMIC_WRITE, pkt->psn);
+	return 0;
+}
+
+/**
+ * sroce_rc_flush - a FLUSH request (IBA A19)
+ * @qp: an RC QP
+ * @pkt: the request: FETH and RETH
+ *
+ * The MR must grant the placement type asked for (IB_ACCESS_FLUSH_GLOBAL;
+ * sroce grants no FLUSH_PERSISTENT) over the range, or, at the MR
+ * selectivity level, at all.  The requests before it were placed by this
+ * engine with CPU stores already; a full barrier makes them visible to
+ * every CPU before the response can be seen.
+ *
+ * Return: 0, or an error of the request handlers (responder.c).
+ */
+int sroce_rc_flush(struct sroce_qp *qp, const struct sroce_pkt *pkt)
+{
+	int access = 0;
+	struct sroce_mr *mr;
+	int err;
+
+	if (!sroce_feth_ok(pkt->flush_type, pkt->flush_level))
+		return -EINVAL;
+	if (pkt->flush_type & SROCE_FLUSH_GLOBAL)
+		access |= IB_ACCESS_FLUSH_GLOBAL;
+	if (pkt->flush_type & SROCE_FLUSH_PERSISTENT)
+		access |= IB_ACCESS_FLUSH_PERSISTENT;
+	err = sroce_res_check_flush(qp);
+	if (err)
+		return err;
+	mr = sroce_mr_lookup(sroce_qp_dev(qp), qp->pd, pkt->rkey, true, access,
+			     pkt->va, pkt->flush_level == SROCE_FLUSH_MR ?
+			     SROCE_MR_WHOLE : pkt->dma_len, &err);
+	if (!mr)
+		return -EACCES;
+	sroce_mr_put(mr);
+	/* The writes placed before are visible before the response is sent. */
+	smp_mb();
+	sroce_rc_pmem_done(qp, SROCE_RES_FLUSH, pkt->psn);
+	return 0;
+}
+
+/* The resource a single-packet request of these @flags keeps, if any. */
+static u8 sroce_res_type_of(u32 flags)
+{
+	if (flags & SROCE_F_ATOMIC)
+		return SROCE_RES_ATOMIC;
+	if (flags & SROCE_F_ATOMIC_WRITE)
+		return SROCE_RES_ATOMIC_WRITE;
+	if (flags & SROCE_F_FLUSH)
+		return SROCE_RES_FLUSH;
+	return SROCE_RES_NONE;
+}
+
+/*
  * A READ request again, from @psn inside the original: the requester
  * lost responses and asks for the rest.  It must ask for exactly the
  * rest; it is then answered as a new READ of that part (responses FIRST
@@ -374,6 +496,7 @@ static void sroce_read_replay(struct sroce_qp *qp, struct sroce_resp_res *res,
  */
 void sroce_rc_rd_duplicate(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
+	u8 type = sroce_res_type_of(pkt->flags);
 	struct sroce_resp_res *res;
 
 	if (pkt->flags & SROCE_F_READ_REQ) {
@@ -382,8 +505,9 @@ void sroce_rc_rd_duplicate(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 			sroce_read_replay(qp, res, pkt);
 		return;
 	}
-	if (pkt->flags & SROCE_F_ATOMIC) {
-		res = sroce_res_find(qp, SROCE_RES_ATOMIC, pkt->psn);
+	/* Answered again, not carried out again (an ATOMIC WRITE neither). */
+	if (type != SROCE_RES_NONE) {
+		res = sroce_res_find(qp, type, pkt->psn);
 		if (res && res->first_psn == pkt->psn) {
 			res->replay |= !sroce_res_pending(res);
 			res->psn = res->first_psn;	/* send the ACK again */

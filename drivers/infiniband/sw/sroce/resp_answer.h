@@ -9,12 +9,16 @@
 
 #include <linux/types.h>
 
+struct sk_buff;
 struct sroce_pkt;
 struct sroce_qp;
 
 /* Called by the responder for the requests it takes in */
 int sroce_rc_read(struct sroce_qp *qp, const struct sroce_pkt *pkt);
 int sroce_rc_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt);
+int sroce_rc_atomic_write(struct sroce_qp *qp, const struct sroce_pkt *pkt,
+			  const struct sk_buff *skb);
+int sroce_rc_flush(struct sroce_qp *qp, const struct sroce_pkt *pkt);
 void sroce_rc_rd_duplicate(struct sroce_qp *qp, const struct sroce_pkt *pkt);
 void sroce_resp_ack_later(struct sroce_qp *qp, u32 psn);
 bool sroce_rc_nak(struct sroce_qp *qp, u8 syndrome, u32 psn);

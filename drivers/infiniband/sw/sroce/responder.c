@@ -41,13 +41,9 @@ static_assert(offsetof(struct rxe_sge, lkey) == offsetof(struct ib_sge, lkey));
 #define SROCE_GRH_LEN	sizeof(union rdma_network_hdr)
 static_assert(sizeof(union rdma_network_hdr) == 40);
 
-/*
- * The operations sroce responds to.  FLUSH and ATOMIC WRITE are in the
- * opcode table but not offered by the device, so they are invalid
- * requests.
- */
+/* The operations sroce responds to (FLUSH and ATOMIC WRITE: RC only). */
 #define SROCE_RESP_OPS	(SROCE_F_SEND | SROCE_F_WRITE | SROCE_F_READ_REQ | \
-			 SROCE_F_ATOMIC)
+			 SROCE_F_ATOMIC | SROCE_F_ATOMIC_WRITE | SROCE_F_FLUSH)
 
 /*
  * Errors of the request handlers, and what RC makes of them (UC drops
@@ -456,6 +452,10 @@ static int sroce_rc_execute(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		return sroce_rc_read(qp, pkt);
 	if (pkt->flags & SROCE_F_ATOMIC)
 		return sroce_rc_atomic(qp, pkt);
+	if (pkt->flags & SROCE_F_ATOMIC_WRITE)
+		return sroce_rc_atomic_write(qp, pkt, skb);
+	if (pkt->flags & SROCE_F_FLUSH)
+		return sroce_rc_flush(qp, pkt);
 
 	if (pkt->flags & SROCE_F_SEND)
 		err = sroce_resp_send(qp, pkt, skb);

@@ -16,11 +16,13 @@
 struct sroce_pkt;
 struct sroce_qp;
 
-/* A responder resource: one READ or atomic the peer asked for. */
+/* A responder resource: one READ, atomic, ATOMIC WRITE or FLUSH. */
 enum sroce_res_type {
 	SROCE_RES_NONE,
 	SROCE_RES_READ,
 	SROCE_RES_ATOMIC,
+	SROCE_RES_ATOMIC_WRITE,	/* answered by a READ response ONLY, empty */
+	SROCE_RES_FLUSH,	/* the same */
 };
 
 /**

@@ -46,6 +46,51 @@ static int sroce_post_data(struct sroce_qp *qp, const struct ib_send_wr *wr,
 	return 0;
 }
 
+/*
+ * FLUSH and ATOMIC WRITE in librxe's layout (requester.c).  The kernel has
+ * no typed work request for them: both take an ib_rdma_wr's remote_addr
+ * and rkey; an ATOMIC WRITE's 8 bytes are those its SGEs (kernel virtual
+ * addresses) hold, a FLUSH is of global visibility over a range as long
+ * as its SGEs together (they hold no data).
+ */
+static int sroce_post_pmem(struct sroce_qp *qp, const struct ib_send_wr *wr,
+			   struct rxe_send_wqe *slot)
+{
+	u32 op = wr->opcode, len = 0;
+	int i;
+
+	/* The 8 bytes go where the slot's data area starts: it must hold them. */
+	if (!SROCE_KERNEL_PMEM_WR || qp->ibqp.qp_type != IB_QPT_RC ||
+	    wr->num_sge > qp->sq.max_sge ||
+	    (op == IB_WR_ATOMIC_WRITE && qp->sq.max_inline < SROCE_ATOMIC_WRITE_LEN))
+		return -EINVAL;
+	for (i = 0; i < wr->num_sge; i++) {
+		const struct ib_sge *sge = &wr->sg_list[i];
+
+		if (op == IB_WR_ATOMIC_WRITE) {
+			if (sge->length > SROCE_ATOMIC_WRITE_LEN - len)
+				return -EINVAL;
+			memcpy(slot->dma.inline_data + len,
+			       ib_virt_dma_to_ptr(sge->addr), sge->length);
+		}
+		len += sge->length;
+	}
+	if (op == IB_WR_ATOMIC_WRITE && len != SROCE_ATOMIC_WRITE_LEN)
+		return -EINVAL;
+	if (op == IB_WR_FLUSH) {
+		sroce_wr_flush(&slot->wr)->remote_addr = rdma_wr(wr)->remote_addr;
+		sroce_wr_flush(&slot->wr)->rkey = rdma_wr(wr)->rkey;
+		sroce_wr_flush(&slot->wr)->type = SROCE_FLUSH_GLOBAL;
+		sroce_wr_flush(&slot->wr)->level = SROCE_FLUSH_RANGE;
+	} else {
+		slot->wr.wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
+		slot->wr.wr.rdma.rkey = rdma_wr(wr)->rkey;
+	}
+	slot->dma.length = len;
+	slot->dma.resid = len;
+	return 0;
+}
+
 /* The opcode's own fields, from the typed work request around @wr. */
 static int sroce_post_fields(const struct ib_send_wr *wr,
 			     struct rxe_send_wqe *slot)
@@ -85,7 +130,7 @@ static int sroce_post_fields(const struct ib_send_wr *wr,
 static int sroce_post_one(struct sroce_qp *qp, const struct ib_send_wr *wr)
 {
 	struct rxe_send_wqe *slot;
-	int err;
+	int err = 0;
 
 	if (sroce_queue_full(&qp->sq.q))
 		return -ENOMEM;
@@ -107,12 +152,13 @@ static int sroce_post_one(struct sroce_qp *qp, const struct ib_send_wr *wr)
 		slot->wr.wr.ud.remote_qkey = ud_wr(wr)->remote_qkey;
 		slot->wr.wr.ud.pkey_index = ud_wr(wr)->pkey_index;
 		slot->wr.wr.ud.ah_num = ah->ah_num;
+	} else if (sroce_wr_is_pmem(wr->opcode)) {
+		err = sroce_post_pmem(qp, wr, slot);
 	} else {
 		err = sroce_post_fields(wr, slot);
-		if (err)
-			return err;
 	}
-	err = sroce_post_data(qp, wr, slot);
+	if (!err && !sroce_wr_is_pmem(wr->opcode))
+		err = sroce_post_data(qp, wr, slot);
 	if (err)
 		return err;
 	sroce_queue_advance_producer(&qp->sq.q);

@@ -100,6 +100,26 @@ struct sroce_deth {
 #define SROCE_FETH_LEVEL	0x00000030	/* selectivity level */
 #define SROCE_FETH_LEVEL_SHIFT	4
 
+/* FETH placement types, a mask (IBA A19; uverbs' IB_FLUSH_GLOBAL/PERSISTENT) */
+#define SROCE_FLUSH_GLOBAL	0x1	/* global visibility */
+#define SROCE_FLUSH_PERSISTENT	0x2	/* persistence */
+/* FETH selectivity levels */
+#define SROCE_FLUSH_RANGE	0	/* the RETH's range */
+#define SROCE_FLUSH_MR		1	/* the whole MR of the R_Key */
+
+/**
+ * sroce_feth_ok() - whether a FLUSH asks for something defined
+ * @type: placement type; at least one of the two, nothing else
+ * @level: selectivity level; range or MR (2 and 3 are reserved)
+ *
+ * Return: true if the FETH fields are valid.
+ */
+static inline bool sroce_feth_ok(u8 type, u8 level)
+{
+	return type && !(type & ~(SROCE_FLUSH_GLOBAL | SROCE_FLUSH_PERSISTENT)) &&
+	       level <= SROCE_FLUSH_MR;
+}
+
 /**
  * struct sroce_feth - FLUSH Extended Transport Header (IBA A19)
  * @bits: placement type (bits 3-0) and selectivity level (bits 5-4)

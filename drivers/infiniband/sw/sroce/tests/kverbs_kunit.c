@@ -30,6 +30,7 @@
 #include <net/ipv6.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
+#include <sroce/compat.h>
 
 #define KV_PAGES	16
 #define KV_BYTES	(KV_PAGES * PAGE_SIZE)
@@ -232,8 +233,9 @@ static int kv_poll(struct ib_cq *cq, struct ib_wc *wc)
 	return -ETIMEDOUT;
 }
 
-static void kv_expect_wc(struct kunit *test, struct ib_cq *cq, u64 wr_id,
-			 enum ib_wc_status status)
+/* A completion of @wr_id with @status and, unless < 0, @opcode. */
+static void kv_expect_wc_op(struct kunit *test, struct ib_cq *cq, u64 wr_id,
+			    enum ib_wc_status status, int opcode)
 {
 	struct ib_wc wc = {};
 
@@ -242,6 +244,14 @@ static void kv_expect_wc(struct kunit *test, struct ib_cq *cq, u64 wr_id,
 	KUNIT_EXPECT_EQ(test, wc.wr_id, wr_id);
 	KUNIT_EXPECT_EQ_MSG(test, wc.status, status, "wr_id %llu: %s", wr_id,
 			    ib_wc_status_msg(wc.status));
+	if (opcode >= 0)
+		KUNIT_EXPECT_EQ(test, wc.opcode, opcode);
+}
+
+static void kv_expect_wc(struct kunit *test, struct ib_cq *cq, u64 wr_id,
+			 enum ib_wc_status status)
+{
+	kv_expect_wc_op(test, cq, wr_id, status, -1);
 }
 
 static void kv_post_recv(struct kunit *test, struct kv_side *s, u64 wr_id)
@@ -477,6 +487,54 @@ static void kv_read_many_sge_test(struct kunit *test)
 	ib_dereg_mr(mr);
 }
 
+/*
+ * A kernel consumer's ATOMIC WRITE (8 bytes from its SGE) and FLUSH (of
+ * global visibility, over a range as long as its SGE) into a fast-reg MR
+ * that grants IB_ACCESS_FLUSH_GLOBAL: both complete, the 8 bytes land.
+ */
+static void kv_atomic_write_flush_test(struct kunit *test)
+{
+	static const u8 val[8] = { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88 };
+	struct kv_ctx *c = test->priv;
+	struct ib_mr *mr;
+	struct ib_sge sge[2];
+	struct ib_rdma_wr wr[2];
+	struct ib_reg_wr reg;
+
+	if (!SROCE_KERNEL_PMEM_WR)
+		kunit_skip(test, "no IB_WR_ATOMIC_WRITE, IB_WR_FLUSH before 6.2");
+	mr = kv_map_mr(test, c, &c->b, 0, 2);
+	kv_reg_wr(&reg, mr, 90, NULL);
+	reg.access |= IB_ACCESS_FLUSH_GLOBAL;
+	reg.wr.send_flags = IB_SEND_SIGNALED;
+	KUNIT_ASSERT_EQ(test, ib_post_send(c->b.qp, &reg.wr, NULL), 0);
+	kv_expect_wc(test, c->b.scq, 90, IB_WC_SUCCESS);
+
+	memset(c->b.buf, 0, 2 * PAGE_SIZE);
+	memcpy(c->a.buf + 8, val, sizeof(val));
+	sge[0] = (struct ib_sge){ .addr = c->a.dma + 8, .length = 8,
+				  .lkey = c->pd->local_dma_lkey };
+	sge[1] = (struct ib_sge){ .addr = c->a.dma, .length = PAGE_SIZE,
+				  .lkey = c->pd->local_dma_lkey };
+	wr[0] = (struct ib_rdma_wr){
+		.wr = { .opcode = IB_WR_ATOMIC_WRITE, .wr_id = 91,
+			.sg_list = &sge[0], .num_sge = 1, .next = &wr[1].wr,
+			.send_flags = IB_SEND_SIGNALED },
+		.remote_addr = mr->iova + 64, .rkey = mr->rkey,
+	};
+	wr[1] = (struct ib_rdma_wr){
+		.wr = { .opcode = IB_WR_FLUSH, .wr_id = 92,
+			.sg_list = &sge[1], .num_sge = 1,
+			.send_flags = IB_SEND_SIGNALED },
+		.remote_addr = mr->iova, .rkey = mr->rkey,
+	};
+	KUNIT_ASSERT_EQ(test, ib_post_send(c->a.qp, &wr[0].wr, NULL), 0);
+	kv_expect_wc_op(test, c->a.scq, 91, IB_WC_SUCCESS, IB_WC_ATOMIC_WRITE);
+	kv_expect_wc_op(test, c->a.scq, 92, IB_WC_SUCCESS, IB_WC_FLUSH);
+	KUNIT_EXPECT_MEMEQ(test, c->b.buf + 64, val, sizeof(val));
+	ib_dereg_mr(mr);
+}
+
 static void kv_nfs_rounds_test(struct kunit *test)
 {
 	struct kv_ctx *c = test->priv;
@@ -524,6 +582,7 @@ static struct kunit_case sroce_kverbs_cases[] = {
 	KUNIT_CASE(kv_send_with_inv_test),
 	KUNIT_CASE(kv_read_many_sge_test),
 	KUNIT_CASE(kv_nfs_rounds_test),
+	KUNIT_CASE(kv_atomic_write_flush_test),
 	{}
 };
 

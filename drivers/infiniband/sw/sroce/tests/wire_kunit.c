@@ -746,6 +746,48 @@ static void wire_atomic_write_len_test(struct kunit *test)
 	}
 }
 
+/*
+ * FETH: the placement type is a mask of global visibility and
+ * persistence, at least one of them; selectivity is range (0) or MR (1).
+ * A FLUSH's headers, built: the FETH right after the BTH, type in bits
+ * 3-0 and level in bits 5-4, then the RETH; and parsed back.
+ */
+static void wire_feth_test(struct kunit *test)
+{
+	static const u8 want[] = {
+		0x1c, 0x00, 0xff, 0xff, 0x00, 0x12, 0x34, 0x56,
+		0x80, 0xab, 0xcd, 0xef,				/* BTH */
+		0x00, 0x00, 0x00, 0x12,				/* FETH */
+		0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
+		0x11, 0x22, 0x33, 0x44, 0x00, 0x00, 0x10, 0x00,	/* RETH */
+	};
+	struct sroce_pkt in = {
+		.opcode = SROCE_OPCODE(RC, FLUSH), .pkey = 0xffff,
+		.dqpn = 0x123456, .psn = 0xabcdef, .ack_req = true,
+		.flush_type = SROCE_FLUSH_PERSISTENT, .flush_level = SROCE_FLUSH_MR,
+		.va = 0x0102030405060708ULL, .rkey = 0x11223344, .dma_len = 4096,
+	}, out;
+	u8 buf[SROCE_WIRE_MAX_HDR_LEN + SROCE_ICRC_LEN] = {};
+	unsigned int t, l;
+
+	for (t = 0; t < 16; t++)
+		for (l = 0; l < 4; l++)
+			KUNIT_EXPECT_EQ_MSG(test, sroce_feth_ok(t, l),
+					    t >= 1 && t <= 3 && l <= 1,
+					    "type %u level %u", t, l);
+
+	KUNIT_ASSERT_EQ(test, sroce_pkt_build(buf, &in), sizeof(want));
+	KUNIT_EXPECT_MEMEQ(test, buf, want, sizeof(want));
+	KUNIT_ASSERT_EQ(test, sroce_pkt_parse(buf, sizeof(want) + SROCE_ICRC_LEN,
+					      &out), 0);
+	KUNIT_EXPECT_EQ(test, out.flush_type, SROCE_FLUSH_PERSISTENT);
+	KUNIT_EXPECT_EQ(test, out.flush_level, SROCE_FLUSH_MR);
+	KUNIT_EXPECT_EQ(test, out.va, in.va);
+	KUNIT_EXPECT_EQ(test, out.rkey, in.rkey);
+	KUNIT_EXPECT_EQ(test, out.dma_len, in.dma_len);
+	KUNIT_EXPECT_EQ(test, out.payload_len, 0);
+}
+
 /* ------------------------------------------------------------- PSNs */
 
 static int wire_sign(int x)
@@ -949,6 +991,7 @@ static struct kunit_case sroce_wire_cases[] = {
 	KUNIT_CASE(wire_unknown_opcode_test),
 	KUNIT_CASE(wire_pad_payload_test),
 	KUNIT_CASE(wire_atomic_write_len_test),
+	KUNIT_CASE(wire_feth_test),
 	KUNIT_CASE(wire_psn_cmp_test),
 	KUNIT_CASE(wire_psn_antisymmetry_test),
 	KUNIT_CASE(wire_psn_add_test),
