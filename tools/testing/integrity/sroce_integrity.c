@@ -2320,7 +2320,7 @@ static const struct mw_case mw_cases[] = {
 		MW_DENY(0, IBV_WR_RDMA_WRITE, MW_OFF + 4096, 64) } },
 	{ "type 1 window: a bind with length 0 unbinds it", {
 		MW_BIND(1, 0, MW_RW, MW_OFF, MW_LEN), MW_DO(S_WRITE, 0, MW_OFF, 100),
-		MW_BIND(1, 0, MW_RW, 0, 0),
+		MW_BIND(1, 0, MW_RW, MW_OFF, 0),
 		MW_DENY(0, IBV_WR_RDMA_WRITE, MW_OFF, 64) } },
 	{ "type 2 window: dealloc of the bound window, then its rkey is refused", {
 		MW_BIND(2, 0, MW_RW, MW_OFF, MW_LEN), MW_DO(S_WRITE, 0, MW_OFF, 100),
