@@ -142,6 +142,13 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_mw_check_access);
 
 /* ------------------------------------------------- binding, unbinding */
 
+/* Is type 2 window @mw bound through @qp, not a QP gone before it? */
+static bool sroce_mw_bound_to(const struct sroce_mw *mw,
+			      const struct sroce_qp *qp)
+{
+	return mw->qp == qp && mw->qpn == qp->ibqp.qp_num;
+}
+
 /* The window with @key's index, or NULL; inside rcu_read_lock(). */
 static struct sroce_mw *sroce_mw_find(struct sroce_dev *sdev, u32 key)
 {
@@ -209,8 +216,10 @@ static void sroce_mw_set(struct sroce_mw *mw, struct sroce_qp *qp,
 	mw->addr = wr->wr.mw.addr;
 	mw->length = wr->wr.mw.length;
 	mw->access = wr->wr.mw.access;
-	if (mw->ibmw.type == IB_MW_TYPE_2)
+	if (mw->ibmw.type == IB_MW_TYPE_2) {
 		mw->qp = qp;
+		mw->qpn = qp->ibqp.qp_num;
+	}
 	mw->state = SROCE_MW_VALID;
 	/* Lookups read it before the lock: the lock orders the rest. */
 	WRITE_ONCE(mw->mr, mr);
@@ -285,7 +294,8 @@ static int sroce_mw_invalidate(struct sroce_mw *mw, struct sroce_qp *qp,
 		err = -EINVAL;		/* o10-37.2.26: type 1 cannot be */
 	else if (mw->pd != qp->pd)
 		err = -EPERM;
-	else if (remote && mw->state == SROCE_MW_VALID && mw->qp != qp)
+	else if (remote && mw->state == SROCE_MW_VALID &&
+		 !sroce_mw_bound_to(mw, qp))
 		err = -EPERM;		/* only through the QP it is bound to */
 	else if (mw->state == SROCE_MW_VALID)
 		*old = sroce_mw_unbind(mw);
@@ -355,6 +365,9 @@ static struct sroce_mr *sroce_mw_lookup(struct sroce_qp *qp, u32 rkey,
 	else
 		*err = sroce_mw_check_access(mw, qp, qp->pd, rkey, access,
 					     iova, length);
+	if (!*err && mw->ibmw.type == IB_MW_TYPE_2 &&
+	    !sroce_mw_bound_to(mw, qp))
+		*err = -EPERM;
 	rcu_read_unlock();
 	if (*err) {
 		sroce_mr_put(mr);

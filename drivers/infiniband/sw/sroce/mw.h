@@ -84,6 +84,8 @@ enum sroce_mw_state {
  * @mr: the MR bound to, referenced and counted in its nr_mw; NULL if none
  * @qp: type 2: the QP the window is bound to.  Only compared, never
  *	dereferenced (no reference is held)
+ * @qpn: type 2: its number: a QP created later at the same address has
+ *	another (QP numbers are allocated cyclically)
  */
 struct sroce_mw {
 	struct ib_mw ibmw;
@@ -97,6 +99,7 @@ struct sroce_mw {
 	u64 length;
 	struct sroce_mr *mr;
 	const struct sroce_qp *qp;
+	u32 qpn;
 };
 
 /**
