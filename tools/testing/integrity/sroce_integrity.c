@@ -205,7 +205,17 @@ enum {
 	CMD_POLL_RECV,	/* count completions; reply status = how many came */
 	CMD_BIND_MW,	/* type 2 MW over reg[0]; reply val = rkey */
 	CMD_QUIT,
+	CMD_MW,		/* count = MW_OP_*: the memory window cases (serve_mw) */
 };
+
+/*
+ * CMD_MW: count = the operation; wr_id = the window type (1 or 2) |
+ * MW_MR_* << 8; limit = the window's access flags; val = an rkey (in:
+ * MW_OP_INV; out: the window's rkey after MW_OP_BIND); wc[0] = the bind's
+ * or the LOCAL_INV's completion.
+ */
+enum { MW_OP_BIND = 1, MW_OP_INV, MW_OP_DEALLOC, MW_OP_DEREG_BUSY };
+enum { MW_MR_MAIN, MW_MR_NOBIND, MW_MR_SMALL };
 
 struct msg {
 	uint32_t cmd;
@@ -778,14 +788,30 @@ static int post_recv(const struct side *s, struct ibv_qp *qp,
 struct server {
 	struct side side;
 	struct conn *conn;
-	struct ibv_mw *mw;
+	struct ibv_mw *mw;		/* type 2 */
+	struct ibv_mw *mw1;		/* type 1 */
+	struct ibv_mr *mr_nobind;	/* the buffer, without MW_BIND */
+	struct ibv_mr *mr_small;	/* [MW_OFF, + MW_LEN), with MW_BIND */
 };
+
+static void server_drop_mr(struct ibv_mr **mr)
+{
+	if (*mr)
+		ibv_dereg_mr(*mr);
+	*mr = NULL;
+}
 
 static void server_drop_conn(struct server *s)
 {
 	if (s->mw)
 		ibv_dealloc_mw(s->mw);
 	s->mw = NULL;
+	if (s->mw1)
+		ibv_dealloc_mw(s->mw1);
+	s->mw1 = NULL;
+	/* After the windows: an MR with a window bound cannot go. */
+	server_drop_mr(&s->mr_nobind);
+	server_drop_mr(&s->mr_small);
 	conn_free(s->conn);
 	s->conn = NULL;
 }
@@ -905,6 +931,163 @@ static void serve_bind_mw(struct server *s, struct msg *m)
 	m->val = wr.bind_mw.rkey;
 }
 
+/* The MR a CMD_MW bind names, registered when first needed. */
+static struct ibv_mr *server_mw_mr(struct server *s, int which)
+{
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+
+	if (which == MW_MR_NOBIND && !s->mr_nobind)
+		s->mr_nobind = ibv_reg_mr(s->side.pd, s->side.buf, BUF_SIZE, access);
+	if (which == MW_MR_SMALL && !s->mr_small)
+		s->mr_small = ibv_reg_mr(s->side.pd, s->side.buf + MW_OFF, MW_LEN,
+					 access | IBV_ACCESS_MW_BIND);
+	return which == MW_MR_NOBIND ? s->mr_nobind :
+	       which == MW_MR_SMALL ? s->mr_small : s->side.mr;
+}
+
+/*
+ * Bind window *mwp (allocated if need be) of type 1 (ibv_bind_mw) or 2
+ * (an IBV_WR_BIND_MW work request, key byte from ibv_inc_rkey) over bi;
+ * the completion goes to *wc.  Returns 0 or an errno.
+ */
+static int server_bind(struct server *s, int type, struct ibv_mw **mwp,
+		       const struct ibv_mw_bind_info *bi, struct wwc *wc)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = 0xb1d, .opcode = IBV_WR_BIND_MW,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	struct ibv_mw_bind b = {
+		.wr_id = 0xb1d, .send_flags = IBV_SEND_SIGNALED, .bind_info = *bi,
+	};
+	uint32_t old;
+	int ret;
+
+	if (!*mwp)
+		*mwp = ibv_alloc_mw(s->side.pd, type == 1 ? IBV_MW_TYPE_1 : IBV_MW_TYPE_2);
+	if (!*mwp)
+		return errno;
+	old = (*mwp)->rkey;
+	if (type == 1) {
+		ret = ibv_bind_mw(s->conn->qp, *mwp, &b);
+	} else {
+		wr.bind_mw.mw = *mwp;
+		wr.bind_mw.rkey = ibv_inc_rkey(old);
+		wr.bind_mw.bind_info = *bi;
+		ret = ibv_post_send(s->conn->qp, &wr, &bad);
+	}
+	if (ret)
+		return ret;
+	if (poll_wcs(s->conn->scq, wc, 1, WAIT_MS) != 1)
+		return ETIMEDOUT;
+	/* ibv_bind_mw() set the new rkey; on an error, the owner undoes it. */
+	if (wc->status != IBV_WC_SUCCESS)
+		(*mwp)->rkey = old;
+	else if (type == 2)
+		(*mwp)->rkey = wr.bind_mw.rkey;
+	return 0;
+}
+
+static void serve_mw_bind(struct server *s, struct msg *m)
+{
+	int type = m->wr_id & 0xff;
+	struct ibv_mw **mwp = type == 1 ? &s->mw1 : &s->mw;
+	struct ibv_mw_bind_info bi = {
+		.mr = server_mw_mr(s, m->wr_id >> 8),
+		.addr = (uintptr_t)(s->side.buf + m->reg[0].off),
+		.length = m->reg[0].len,
+		.mw_access_flags = m->limit,
+	};
+	int ret;
+
+	if (!bi.mr)
+		return reply_err(m, -errno, "server: ibv_reg_mr: %s", strerror(errno));
+	/*
+	 * Length 0 is a type 1 unbind.  The MR stays named: librxe 44 reads
+	 * its lkey even then (mr NULL would crash it); the kernel ignores it.
+	 */
+	if (!bi.length)
+		bi.addr = 0;
+	ret = server_bind(s, type, mwp, &bi, &m->wc[0]);
+	if (ret)
+		return reply_err(m, -ret, "server: bind type %d: %s", type, strerror(ret));
+	m->val = (*mwp)->rkey;
+}
+
+static void serve_mw_inv(struct server *s, struct msg *m)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = 0x1b1d, .opcode = IBV_WR_LOCAL_INV,
+		.send_flags = IBV_SEND_SIGNALED, .invalidate_rkey = m->val,
+	}, *bad;
+	int ret = ibv_post_send(s->conn->qp, &wr, &bad);
+
+	if (ret)
+		return reply_err(m, -ret, "server: post LOCAL_INV: %s", strerror(ret));
+	if (poll_wcs(s->conn->scq, &m->wc[0], 1, WAIT_MS) != 1)
+		return reply_err(m, -ETIMEDOUT, "server: no LOCAL_INV completion");
+}
+
+/* ibv_dereg_mr of an MR with a window bound fails (EBUSY), then works. */
+static void serve_mw_dereg_busy(struct server *s, struct msg *m)
+{
+	struct ibv_mw_bind_info bi = {
+		.mr = server_mw_mr(s, MW_MR_SMALL), .addr = (uintptr_t)(s->side.buf + MW_OFF),
+		.length = MW_LEN, .mw_access_flags = IBV_ACCESS_REMOTE_READ,
+	};
+	struct ibv_mw *mw = NULL;
+	int ret;
+
+	if (!bi.mr)
+		return reply_err(m, -errno, "server: ibv_reg_mr: %s", strerror(errno));
+	ret = server_bind(s, 1, &mw, &bi, &m->wc[0]);
+	if (ret || m->wc[0].status != IBV_WC_SUCCESS) {
+		if (mw)
+			ibv_dealloc_mw(mw);
+		return reply_err(m, -EIO, "server: bind for the dereg case: %s",
+				 ret ? strerror(ret) : ibv_wc_status_str(m->wc[0].status));
+	}
+	ret = ibv_dereg_mr(s->mr_small);
+	if (!ret)
+		s->mr_small = NULL;
+	ibv_dealloc_mw(mw);
+	if (ret != EBUSY)
+		return reply_err(m, -EIO, "server: ibv_dereg_mr with a window bound: %s",
+				 ret ? strerror(ret) : "succeeded");
+	ret = ibv_dereg_mr(s->mr_small);
+	if (!ret)
+		s->mr_small = NULL;
+	if (ret)
+		return reply_err(m, -ret, "server: ibv_dereg_mr after dealloc_mw: %s",
+				 strerror(ret));
+}
+
+static void serve_mw(struct server *s, struct msg *m)
+{
+	struct ibv_mw **mwp = (m->wr_id & 0xff) == 1 ? &s->mw1 : &s->mw;
+
+	if (!s->conn)
+		return reply_err(m, -ENOTCONN, "server: no QP");
+	if (!s->side.mw_ok)
+		return reply_err(m, -ENOTSUP, "server: MR without IBV_ACCESS_MW_BIND");
+	memset(&m->wc[0], 0, sizeof(m->wc[0]));
+	switch (m->count) {
+	case MW_OP_BIND:
+		return serve_mw_bind(s, m);
+	case MW_OP_INV:
+		return serve_mw_inv(s, m);
+	case MW_OP_DEALLOC:
+		if (*mwp && ibv_dealloc_mw(*mwp))
+			return reply_err(m, -EIO, "server: ibv_dealloc_mw failed");
+		*mwp = NULL;
+		return;
+	case MW_OP_DEREG_BUSY:
+		return serve_mw_dereg_busy(s, m);
+	}
+	reply_err(m, -ENOSYS, "server: unknown MW operation %u", m->count);
+}
+
 /* Serve one request; m becomes the reply.  Returns 1 after CMD_QUIT. */
 static int serve(struct server *s, struct msg *m)
 {
@@ -954,6 +1137,9 @@ static int serve(struct server *s, struct msg *m)
 		break;
 	case CMD_BIND_MW:
 		serve_bind_mw(s, m);
+		break;
+	case CMD_MW:
+		serve_mw(s, m);
 		break;
 	case CMD_QUIT:
 		return 1;
@@ -2263,6 +2449,265 @@ static int t_send_inv(struct client *c, const void *arg)
 	return ret == PASS ? PASS : fail(c, "the invalidated rkey still works");
 }
 
+/* --------------------------------------------------- memory windows ---- */
+
+/*
+ * A memory window case is a script of steps on the server's windows and
+ * the client's accesses through them.  An access that must be refused
+ * (S_DENIED, S_SEND_INV_BAD) or a bind that must fail (S_BIND_BAD) puts a
+ * QP in error, so it is the last step.
+ */
+enum {
+	S_END,
+	S_BIND,		/* bind; the rkey goes to key[k] */
+	S_BIND_BAD,	/* the bind completes with IBV_WC_MW_BIND_ERR */
+	S_WRITE,	/* RDMA_WRITE through key[k], data checked */
+	S_READ,		/* RDMA_READ through key[k], data checked */
+	S_FADD,		/* FETCH_AND_ADD through key[k], value checked */
+	S_DENIED,	/* wr (an opcode) through key[k]: IBV_WC_REM_ACCESS_ERR */
+	S_INV,		/* the server's LOCAL_INV of key[k] succeeds */
+	S_INV_BAD,	/* it completes with IBV_WC_LOC_QP_OP_ERR */
+	S_SEND_INV,	/* a SEND_WITH_INV of key[k] succeeds */
+	S_SEND_INV_BAD,	/* it completes with IBV_WC_REM_INV_REQ_ERR */
+	S_DEALLOC,	/* the server deallocates its window of this type */
+	S_DEREG_BUSY,	/* the server's dereg of an MR with a window: EBUSY */
+};
+
+struct mw_step {
+	uint8_t op;
+	uint8_t type;		/* S_BIND*, S_DEALLOC: window type 1 or 2 */
+	uint8_t k;		/* which key */
+	uint8_t mr;		/* S_BIND*: MW_MR_* */
+	int wr;			/* S_BIND*: access flags; S_DENIED: opcode */
+	uint64_t off;		/* offset in the server's buffer */
+	uint64_t len;
+};
+
+#define MW_RW	(IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE)
+#define MW_ALL	(MW_RW | IBV_ACCESS_REMOTE_ATOMIC)
+
+static int mw_rpc(struct client *c, const struct mw_step *st, uint32_t op,
+		  uint32_t *key)
+{
+	struct region r = { st->off, st->len, 0 };
+	struct msg *m = msg_regions(c, &r, op == MW_OP_BIND);
+
+	m->count = op;
+	m->wr_id = st->type | st->mr << 8;
+	m->limit = st->wr;
+	m->val = *key;
+	if (rpc(c, m, CMD_MW))
+		return -1;
+	*key = m->val;
+	return 0;
+}
+
+/* The server's bind or LOCAL_INV completed with status, as opcode. */
+static int mw_wc_is(struct client *c, const char *what, int status, int opcode)
+{
+	const struct wwc *w = &c->m.wc[0];
+
+	if (w->status != (uint32_t)status)
+		return fail(c, "%s completed with %s, want %s", what,
+			    ibv_wc_status_str(w->status), ibv_wc_status_str(status));
+	if (status == IBV_WC_SUCCESS && w->opcode != (uint32_t)opcode)
+		return fail(c, "%s completed as %s", what, wc_opcode_str(w->opcode));
+	return PASS;
+}
+
+/* An access through a window that the responder must refuse. */
+static int mw_denied(struct client *c, const struct mw_step *st, uint32_t rkey)
+{
+	struct region lr = { 64, st->len, 0 };
+	struct swr s = {
+		.op = st->wr, .reg = &lr, .nreg = 1, .raddr = st->off, .rkey = rkey,
+		.compare_add = 1,
+	};
+	uint64_t sid;
+	int ret;
+
+	if (post_one(c, &s, &sid) != PASS)
+		return FAIL;
+	ret = expect_send(c, (struct wexp[]){
+		wexp_status(c, sid, IBV_WC_REM_ACCESS_ERR) }, 1);
+	conn_drop(c);
+	return ret;
+}
+
+/* A SEND_WITH_INV of a key the responder must not invalidate. */
+static int mw_send_inv_bad(struct client *c, uint32_t rkey)
+{
+	struct region r = { 64, 100, 0 };
+	struct swr s = { .op = IBV_WR_SEND_WITH_INV, .reg = &r, .nreg = 1, .imm = rkey };
+	uint64_t sid;
+	int ret;
+
+	if (rpc_post_recv(c, &r, 1, next_wrid(c), false) ||
+	    post_one(c, &s, &sid) != PASS)
+		return FAIL;
+	ret = expect_send(c, (struct wexp[]){
+		wexp_status(c, sid, IBV_WC_REM_INV_REQ_ERR) }, 1);
+	conn_drop(c);
+	return ret;
+}
+
+/* do_read() and do_atomic() through another rkey than the MR's. */
+static int mw_read_atomic(struct client *c, const struct mw_step *st, uint32_t rkey)
+{
+	struct xfer x = { .op = X_READ, .len = st->len, .loff = 4096 + 1,
+			  .roff = st->off, .lsge = 2 };
+	uint32_t mr_rkey = c->rh.rkey;
+	uint64_t v = 0x1234567890abcdefULL;
+	int ret;
+
+	c->rh.rkey = rkey;
+	if (st->op == S_READ)
+		ret = do_read(c, &x);
+	else if (rpc_u64(c, CMD_SET64, st->off, &v))
+		ret = FAIL;
+	else
+		ret = do_atomic(c, IBV_WR_ATOMIC_FETCH_AND_ADD, st->off, 5, 0, v);
+	c->rh.rkey = mr_rkey;
+	if (ret == PASS && st->op == S_FADD)
+		ret = remote_u64_is(c, st->off, v + 5);
+	return ret;
+}
+
+static int mw_step(struct client *c, const struct mw_step *st, uint32_t *key)
+{
+	struct xfer w = { .op = X_WRITE, .len = st->len, .loff = 64 + 3,
+			  .roff = st->off, .lsge = 2 };
+	struct xfer x = { .op = X_SEND, .len = 300, .loff = 8192, .roff = 64,
+			  .lsge = 1, .rsge = 1 };
+	uint32_t *k = &key[st->k];
+
+	switch (st->op) {
+	case S_BIND:
+	case S_BIND_BAD:
+		if (mw_rpc(c, st, MW_OP_BIND, k))
+			return FAIL;
+		note(c, "type %d window rkey 0x%08x", st->type, *k);
+		return mw_wc_is(c, "the bind", st->op == S_BIND ? IBV_WC_SUCCESS :
+				IBV_WC_MW_BIND_ERR, IBV_WC_BIND_MW);
+	case S_WRITE:
+		return do_write(c, &w, *k);
+	case S_READ:
+	case S_FADD:
+		return mw_read_atomic(c, st, *k);
+	case S_DENIED:
+		return mw_denied(c, st, *k);
+	case S_INV:
+	case S_INV_BAD:
+		if (mw_rpc(c, st, MW_OP_INV, k))
+			return FAIL;
+		return mw_wc_is(c, "LOCAL_INV", st->op == S_INV ? IBV_WC_SUCCESS :
+				IBV_WC_LOC_QP_OP_ERR, IBV_WC_LOCAL_INV);
+	case S_SEND_INV:
+		return do_send(c, &x, *k);
+	case S_SEND_INV_BAD:
+		return mw_send_inv_bad(c, *k);
+	case S_DEALLOC:
+		return mw_rpc(c, st, MW_OP_DEALLOC, k) ? FAIL : PASS;
+	case S_DEREG_BUSY:
+		return mw_rpc(c, st, MW_OP_DEREG_BUSY, k) ? FAIL : PASS;
+	}
+	return fail(c, "bad step %d", st->op);
+}
+
+struct mw_case {
+	const char *desc;
+	struct mw_step step[8];
+};
+
+static int t_mw(struct client *c, const void *arg)
+{
+	const struct mw_case *mc = arg;
+	const struct mw_step *st;
+	uint32_t key[4] = { 0 };
+
+	if (!c->rh.mw_ok)
+		return skip(c, "the server has no type 2 memory windows");
+	if (conn_get(c) != PASS)
+		return FAIL;
+	for (st = mc->step; st->op != S_END; st++) {
+		if (mw_step(c, st, key) != PASS) {
+			note(c, "at step %d", (int)(st - mc->step) + 1);
+			conn_drop(c);
+			return FAIL;
+		}
+	}
+	/* The server's QP may be in error after a failed bind. */
+	conn_drop(c);
+	return PASS;
+}
+
+#define MW_BIND(t, k, acc, o, l)	{ S_BIND, t, k, MW_MR_MAIN, acc, o, l }
+#define MW_DENY(k, op, o, l)		{ S_DENIED, 0, k, 0, op, o, l }
+#define MW_DO(s, k, o, l)		{ s, 0, k, 0, 0, o, l }
+
+static const struct mw_case mw_cases[] = {
+	{ "type 2 window: WRITE, READ, FETCH_AND_ADD inside; WRITE across its end refused", {
+		MW_BIND(2, 0, MW_ALL, MW_OFF, MW_LEN),
+		MW_DO(S_WRITE, 0, MW_OFF + 100, 4000), MW_DO(S_READ, 0, MW_OFF + 8, 3000),
+		MW_DO(S_FADD, 0, MW_OFF + MW_LEN - 8, 8),
+		MW_DENY(0, IBV_WR_RDMA_WRITE, MW_OFF + MW_LEN - 8, 16) } },
+	{ "type 1 window: WRITE, READ, FETCH_AND_ADD inside; READ before its start refused", {
+		MW_BIND(1, 0, MW_ALL, MW_OFF, MW_LEN),
+		MW_DO(S_WRITE, 0, MW_OFF, MW_LEN), MW_DO(S_READ, 0, MW_OFF + 5, 1000),
+		MW_DO(S_FADD, 0, MW_OFF, 8),
+		MW_DENY(0, IBV_WR_RDMA_READ, MW_OFF - 8, 16) } },
+	{ "type 2 window, READ only: READ works, WRITE refused (the MR allows it)", {
+		MW_BIND(2, 0, IBV_ACCESS_REMOTE_READ, MW_OFF, MW_LEN),
+		MW_DO(S_READ, 0, MW_OFF, 512),
+		MW_DENY(0, IBV_WR_RDMA_WRITE, MW_OFF, 64) } },
+	{ "type 2 window without atomics: FETCH_AND_ADD refused", {
+		MW_BIND(2, 0, MW_RW, MW_OFF, MW_LEN),
+		MW_DENY(0, IBV_WR_ATOMIC_FETCH_AND_ADD, MW_OFF, 8) } },
+	{ "type 1 window, WRITE only: READ refused", {
+		MW_BIND(1, 0, IBV_ACCESS_REMOTE_WRITE, MW_OFF, MW_LEN),
+		MW_DO(S_WRITE, 0, MW_OFF + 1, 77),
+		MW_DENY(0, IBV_WR_RDMA_READ, MW_OFF, 64) } },
+	{ "type 2 window: LOCAL_INV, then its rkey is refused", {
+		MW_BIND(2, 0, MW_RW, MW_OFF, MW_LEN), MW_DO(S_WRITE, 0, MW_OFF, 100),
+		MW_DO(S_INV, 0, 0, 0),
+		MW_DENY(0, IBV_WR_RDMA_WRITE, MW_OFF, 64) } },
+	{ "type 2 window: invalidate, rebind with a new key; the old key is refused", {
+		MW_BIND(2, 0, MW_RW, MW_OFF, MW_LEN), MW_DO(S_WRITE, 0, MW_OFF, 100),
+		MW_DO(S_SEND_INV, 0, 0, 0),
+		MW_BIND(2, 1, MW_RW, MW_OFF + 4096, 4096),
+		MW_DO(S_WRITE, 1, MW_OFF + 4096, 4096),
+		MW_DENY(0, IBV_WR_RDMA_WRITE, MW_OFF + 4096, 64) } },
+	{ "type 1 window: rebind with a new key and range; the old key is refused", {
+		MW_BIND(1, 0, MW_RW, MW_OFF, 4096), MW_DO(S_WRITE, 0, MW_OFF, 4096),
+		MW_BIND(1, 1, MW_RW, MW_OFF + 4096, 4096),
+		MW_DO(S_READ, 1, MW_OFF + 4096, 4096),
+		MW_DENY(0, IBV_WR_RDMA_WRITE, MW_OFF + 4096, 64) } },
+	{ "type 1 window: a bind with length 0 unbinds it", {
+		MW_BIND(1, 0, MW_RW, MW_OFF, MW_LEN), MW_DO(S_WRITE, 0, MW_OFF, 100),
+		MW_BIND(1, 0, MW_RW, MW_OFF, 0),
+		MW_DENY(0, IBV_WR_RDMA_WRITE, MW_OFF, 64) } },
+	{ "type 2 window: dealloc of the bound window, then its rkey is refused", {
+		MW_BIND(2, 0, MW_RW, MW_OFF, MW_LEN), MW_DO(S_WRITE, 0, MW_OFF, 100),
+		{ S_DEALLOC, 2, 0, 0, 0, 0, 0 },
+		MW_DENY(0, IBV_WR_RDMA_READ, MW_OFF, 64) } },
+	{ "type 1 window: LOCAL_INV fails (LOC_QP_OP_ERR)", {
+		MW_BIND(1, 0, MW_RW, MW_OFF, MW_LEN), MW_DO(S_INV_BAD, 0, 0, 0) } },
+	{ "type 1 window: SEND_WITH_INV refused (REM_INV_REQ_ERR)", {
+		MW_BIND(1, 0, MW_RW, MW_OFF, MW_LEN),
+		MW_DO(S_SEND_INV_BAD, 0, 0, 0) } },
+	{ "bind to an MR without MW_BIND: MW_BIND_ERR", {
+		{ S_BIND_BAD, 2, 0, MW_MR_NOBIND, MW_RW, MW_OFF, MW_LEN } } },
+	{ "bind past the end of the MR: MW_BIND_ERR", {
+		{ S_BIND_BAD, 2, 0, MW_MR_SMALL, MW_RW, MW_OFF, MW_LEN + 1 } } },
+	{ "type 1 bind before the start of the MR: MW_BIND_ERR", {
+		{ S_BIND_BAD, 1, 0, MW_MR_SMALL, IBV_ACCESS_REMOTE_READ, MW_OFF - 1, 64 } } },
+	{ "second bind of a bound type 2 window: MW_BIND_ERR", {
+		MW_BIND(2, 0, MW_RW, MW_OFF, MW_LEN),
+		{ S_BIND_BAD, 2, 1, MW_MR_MAIN, MW_RW, MW_OFF, 64 } } },
+	{ "ibv_dereg_mr of an MR with a bound window: EBUSY", {
+		{ S_DEREG_BUSY, 1, 0, 0, 0, 0, 0 } } },
+};
+
 /* -------------------------------------------------------------- errors ---- */
 
 static int qp_state_is_err(struct client *c)
@@ -2988,6 +3433,14 @@ static void run_burst(struct client *c)
 	run_case(c, t_send_burst, NULL, "32 SENDs (half WITH_IMM) in flight");
 }
 
+static void run_mw(struct client *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(mw_cases); i++)
+		run_case(c, t_mw, &mw_cases[i], "%s", mw_cases[i].desc);
+}
+
 static void run_errors(struct client *c)
 {
 	const struct qp_params fast = fast_params;
@@ -3104,9 +3557,11 @@ static int client_main(const struct opts *o)
 		run_atomic(c);
 	if (o->groups & G_BURST)
 		run_burst(c);
-	if (o->groups & G_INV)
+	if (o->groups & G_INV) {
 		run_case(c, t_send_inv, NULL,
 			 "SEND_WITH_INV invalidates a type 2 memory window");
+		run_mw(c);
+	}
 	if (o->groups & G_ERROR)
 		run_errors(c);
 out:
@@ -3147,7 +3602,9 @@ static void usage(FILE *f)
 "A data-integrity test of reliable-connected (RC) QPs over RoCEv2: SEND,\n"
 "SEND_WITH_IMM, SEND_WITH_INV, RDMA_WRITE(_WITH_IMM), RDMA_READ and the\n"
 "two atomics, over many sizes, offsets and SGE splits, inline; every byte\n"
-"and every completion field is checked; then error cases (bad rkey, out of\n"
+"and every completion field is checked; memory windows of type 1 and 2\n"
+"(group inv: binds, accesses, invalidation, rebinds, bind errors);\n"
+"then error cases (bad rkey, out of\n"
 "bounds, RNR, peer gone, flushes).  The client prints TAP on stdout and\n"
 "exits 0 only if every case passed.  Both ends must run the same binary.\n"
 "\n"

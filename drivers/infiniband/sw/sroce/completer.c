@@ -40,6 +40,8 @@ static enum ib_wc_opcode sroce_wc_opcode(u32 opcode)
 		return IB_WC_FLUSH;
 	case IB_WR_ATOMIC_WRITE:
 		return IB_WC_ATOMIC_WRITE;
+	case IB_WR_BIND_MW:
+		return IB_WC_BIND_MW;
 	default:
 		return IB_WC_SEND;
 	}

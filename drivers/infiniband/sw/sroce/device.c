@@ -40,7 +40,9 @@ static void sroce_init_attr(struct sroce_dev *sdev)
 			      IB_DEVICE_SRQ_RESIZE |
 			      IB_DEVICE_MEM_MGT_EXTENSIONS |
 			      IB_DEVICE_ATOMIC_WRITE |
-			      IB_DEVICE_FLUSH_GLOBAL;
+			      IB_DEVICE_FLUSH_GLOBAL |
+			      IB_DEVICE_MEM_WINDOW |
+			      IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	a->max_send_sge = SROCE_MAX_SGE;
 	a->max_recv_sge = SROCE_MAX_SGE;
@@ -48,6 +50,7 @@ static void sroce_init_attr(struct sroce_dev *sdev)
 	a->max_cq = SROCE_MAX_CQ;
 	a->max_cqe = SROCE_MAX_CQE;
 	a->max_mr = SROCE_MAX_MR;
+	a->max_mw = SROCE_MAX_MW;
 	a->max_pd = SROCE_MAX_PD;
 	a->max_qp_rd_atom = SROCE_MAX_RD_ATOM;
 	a->max_qp_init_rd_atom = SROCE_MAX_RD_ATOM;
@@ -223,6 +226,7 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 		sroce_dev_unlink(sdev);
 	free_percpu(sdev->stats);
 	sroce_mr_table_destroy(&sdev->mr_table);
+	sroce_mw_table_destroy(&sdev->mw_table);
 	WARN_ON(!xa_empty(&sdev->ah_xa));
 	xa_destroy(&sdev->ah_xa);
 	WARN_ON(!xa_empty(&sdev->qp_xa));
@@ -288,6 +292,7 @@ static int sroce_dev_setup(struct sroce_dev *sdev, struct net_device *ndev)
 
 	/* Before anything that can fail: dealloc_driver undoes these. */
 	sroce_mr_table_init(&sdev->mr_table);
+	sroce_mw_table_init(&sdev->mw_table);
 	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 
@@ -311,6 +316,7 @@ static int sroce_dev_setup(struct sroce_dev *sdev, struct net_device *ndev)
 	ib_set_device_ops(ibdev, &sroce_dev_ops);
 	sroce_counters_set_ops(ibdev);
 	sroce_mr_set_ops(ibdev);
+	sroce_mw_set_ops(ibdev);
 	ib_mark_name_assigned_by_user(ibdev);
 	return ib_device_set_netdev(ibdev, ndev, 1);
 }

@@ -20,12 +20,11 @@
 #include "mr.h"
 
 /*
- * The access flags each kind of MR may be given.  MW_BIND is accepted
- * and grants nothing (sroce has no memory windows); the
- * IB_ACCESS_OPTIONAL bits are hints a device may ignore.  FLUSH_GLOBAL
- * is in SROCE_ACCESS_REMOTE.  On demand paging, zero-based MRs and
- * FLUSH_PERSISTENT (sroce does not tell persistent memory apart) are not
- * supported.
+ * The access flags each kind of MR may be given.  MW_BIND lets memory
+ * windows be bound to the MR (mw.c); the IB_ACCESS_OPTIONAL bits are
+ * hints a device may ignore.  FLUSH_GLOBAL is in SROCE_ACCESS_REMOTE.
+ * On demand paging, zero-based MRs and FLUSH_PERSISTENT (sroce does not
+ * tell persistent memory apart) are not supported.
  */
 #define SROCE_ACCESS_USER_MR	(IB_ACCESS_LOCAL_WRITE | SROCE_ACCESS_REMOTE | \
 				 IB_ACCESS_MW_BIND | IB_ACCESS_HUGETLB | \
@@ -308,6 +307,17 @@ static int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sgl,
 static int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct sroce_mr *mr = to_smr(ibmr);
+	int err = 0;
+
+	/* As rdma_rxe: not while windows are bound to it. */
+	write_lock_bh(&mr->lock);
+	if (mr->nr_mw)
+		err = -EBUSY;
+	else
+		mr->dying = true;
+	write_unlock_bh(&mr->lock);
+	if (err)
+		return err;
 
 	xa_erase(&mr->sdev->mr_table.xa, mr->index);
 	sroce_mr_unref(mr);
@@ -378,8 +388,11 @@ int sroce_mr_fast_reg(struct sroce_mr *mr, struct sroce_pd *pd, u32 key,
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_mr_fast_reg);
 
-/* The MR with @key's index, referenced; NULL if there is none. */
-static struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key)
+/*
+ * The MR with @key's index, referenced; NULL if there is none.  The key
+ * byte is not checked: the caller does, under the lock if it needs one.
+ */
+struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key)
 {
 	struct sroce_mr *mr;
 
@@ -406,7 +419,7 @@ static struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key)
  *
  * Return: 0; -ENOKEY if no MR has @key; -EINVAL if it is not a fast-reg
  * MR; -EPERM if it belongs to another PD; -EACCES for a remote one
- * without a remote right.  Local invalidation then
+ * without a remote right; -EBUSY while windows are bound to it.  Local invalidation then
  * completes with IB_WC_LOC_QP_OP_ERR; a remote one is a NAK (invalid
  * request) and IB_WC_REM_INV_REQ_ERR on the responder.
  */
@@ -432,6 +445,8 @@ int sroce_mr_invalidate(struct sroce_dev *sdev, struct sroce_pd *pd, u32 key,
 		err = -EPERM;
 	else if (remote && !(mr->access & SROCE_ACCESS_REMOTE))
 		err = -EACCES;
+	else if (mr->nr_mw)
+		err = -EBUSY;	/* as rdma_rxe: its windows would dangle */
 	else
 		WRITE_ONCE(mr->state, SROCE_MR_FREE);
 	write_unlock_bh(&mr->lock);
@@ -499,11 +514,11 @@ struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, struct sroce_pd *pd,
 	}
 
 	/*
-	 * Only a fast-reg MR changes: hold its registration till the put.
-	 * (sparse cannot follow a lock held across functions; the put
-	 * says so too.)
+	 * A fast-reg MR, or an MR with windows, changes: hold it till the
+	 * put.  (sparse cannot follow a lock held across functions; the
+	 * put says so too.)
 	 */
-	if (mr->type == IB_MR_TYPE_MEM_REG) {
+	if (sroce_mr_locked(mr)) {
 		read_lock_bh(&mr->lock);
 		__release(&mr->lock);
 	}

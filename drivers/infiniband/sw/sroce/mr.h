@@ -50,6 +50,7 @@
  *   -EINVAL       an atomic on an address that is not 8-byte aligned
  *   -ENOSPC       an SGE list is shorter than the data (sroce_sgl_*)
  *   -EFAULT       the skb is shorter than asked for, or an internal error
+ *   -EBUSY        (invalidation) windows are bound to the MR
  * sroce_mr_wc_status() turns them into a work completion status.
  */
 #ifndef SROCE_MR_H
@@ -107,8 +108,14 @@ enum sroce_mr_state {
  *	a lookup that finds the MR valid holds it for reading until
  *	sroce_mr_put(), so an access sees one registration whole, and
  *	LOCAL_INV or SEND_WITH_INV returns only once no access is using
- *	the memory.  Other MRs never change after creation.
- *	lookups of it; other MRs never change after creation
+ *	the memory.  An MR a window may be bound to (IB_ACCESS_MW_BIND)
+ *	is held the same way, and the windows bound to it change only
+ *	under it for writing (mw.h).  Other MRs never change after
+ *	creation and their lookups do not take it (sroce_mr_locked()).
+ * @nr_mw: windows bound to the MR; under @lock.  While there are any,
+ *	dereg_mr fails with -EBUSY and invalidation with -EBUSY
+ * @dying: dereg_mr has started; no window may be bound any more.
+ *	Under @lock
  * @type: IB_MR_TYPE_DMA, IB_MR_TYPE_USER or IB_MR_TYPE_MEM_REG
  * @state: a user or DMA MR is always valid
  * @index: the table index, @key >> 8, fixed at creation
@@ -141,6 +148,8 @@ struct sroce_mr {
 	refcount_t ref;
 	struct completion released;
 	rwlock_t lock;			/* fast-reg registration vs accesses */
+	unsigned int nr_mw;
+	bool dying;
 	enum ib_mr_type type;
 	enum sroce_mr_state state;
 	u32 index;
@@ -193,6 +202,19 @@ void sroce_mr_table_init(struct sroce_mr_table *table);
 void sroce_mr_table_destroy(struct sroce_mr_table *table);
 void sroce_mr_set_ops(struct ib_device *ibdev);
 
+/*
+ * Whether lookups hold @mr->lock for reading until sroce_mr_put(): a
+ * fast-reg MR (its registration changes) and an MR windows may be bound
+ * to (the windows change).  A user MR's access never changes, so lookup
+ * and put agree for any MR.
+ */
+static inline bool sroce_mr_locked(const struct sroce_mr *mr)
+{
+	return mr->type == IB_MR_TYPE_MEM_REG ||
+	       (mr->access & IB_ACCESS_MW_BIND);
+}
+
+struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key);
 struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, struct sroce_pd *pd,
 				 u32 key, bool remote, int access, u64 iova,
 				 u64 length, int *err);
@@ -214,7 +236,7 @@ static inline void sroce_mr_put(struct sroce_mr *mr)
 {
 	if (!mr)
 		return;
-	if (mr->type == IB_MR_TYPE_MEM_REG) {
+	if (sroce_mr_locked(mr)) {
 		/* sparse: sroce_mr_lookup() took it, see there */
 		__acquire(&mr->lock);
 		read_unlock_bh(&mr->lock);

@@ -41,6 +41,7 @@
 #define SROCE_MAX_CQ		0x10000
 #define SROCE_MAX_CQE		0xffff
 #define SROCE_MAX_MR		0x10000
+#define SROCE_MAX_MW		0x10000
 #define SROCE_MAX_MR_SIZE	BIT_ULL(38)	/* 256 GiB */
 #define SROCE_MAX_PD		0x10000
 #define SROCE_MAX_AH		0x10000

@@ -31,7 +31,8 @@
 
 static bool sroce_wr_is_local(u32 opcode)
 {
-	return opcode == IB_WR_REG_MR || opcode == IB_WR_LOCAL_INV;
+	return opcode == IB_WR_REG_MR || opcode == IB_WR_LOCAL_INV ||
+	       opcode == IB_WR_BIND_MW;
 }
 
 /* Which work request opcodes a QP of this type may post. */
@@ -53,9 +54,15 @@ static bool sroce_wr_opcode_ok(const struct sroce_qp *qp, u32 opcode)
 	case IB_WR_ATOMIC_WRITE:
 		return qp->ibqp.qp_type == IB_QPT_RC;
 	case IB_WR_REG_MR:
-	case IB_WR_LOCAL_INV:
 		/* A user ring's MR pointer is whatever userspace wrote. */
 		return !qp->is_user && qp->ibqp.qp_type == IB_QPT_RC;
+	case IB_WR_LOCAL_INV:
+		/* Only a key: a user invalidates its type 2 windows so. */
+		return qp->ibqp.qp_type == IB_QPT_RC;
+	case IB_WR_BIND_MW:
+		/* From the user ring only: kernel posts have no wr.mw. */
+		return qp->is_user && (qp->ibqp.qp_type == IB_QPT_RC ||
+				       qp->ibqp.qp_type == IB_QPT_UC);
 	default:
 		return false;
 	}
@@ -210,19 +217,26 @@ static u32 sroce_wqe_npkts(const struct sroce_qp *qp,
 	return max_t(u32, 1, DIV_ROUND_UP(wqe->length, qp->attr.mtu));
 }
 
-/* Execute a local operation (REG_MR, LOCAL_INV): no packet, no PSN. */
+/*
+ * Execute a local operation (REG_MR, LOCAL_INV, BIND_MW): no packet, no
+ * PSN.  A failed bind completes with IB_WC_MW_BIND_ERR (as rdma_rxe).
+ */
 static void sroce_req_local(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 {
-	struct sroce_dev *sdev = sroce_qp_dev(qp);
 	int err;
 
+	if (wqe->wr.opcode == IB_WR_BIND_MW) {
+		err = sroce_mw_bind(qp, &wqe->wr);
+		sroce_wqe_done(qp, wqe, err ? IB_WC_MW_BIND_ERR : IB_WC_SUCCESS);
+		return;
+	}
 	if (wqe->wr.opcode == IB_WR_REG_MR)
 		err = sroce_mr_fast_reg(to_smr(wqe->wr.wr.reg.mr), qp->pd,
 					wqe->wr.wr.reg.key,
 					wqe->wr.wr.reg.access);
 	else
-		err = sroce_mr_invalidate(sdev, qp->pd,
-					  wqe->wr.ex.invalidate_rkey, false);
+		err = sroce_key_invalidate(qp, wqe->wr.ex.invalidate_rkey,
+					   false);
 	sroce_wqe_done(qp, wqe, err ? IB_WC_LOC_QP_OP_ERR : IB_WC_SUCCESS);
 }
 

@@ -299,9 +299,8 @@ int sroce_rc_read(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	if (err)
 		return err;
 	if (pkt->dma_len) {
-		mr = sroce_mr_lookup(sroce_qp_dev(qp), qp->pd, pkt->rkey,
-				     true, IB_ACCESS_REMOTE_READ, pkt->va,
-				     pkt->dma_len, &err);
+		mr = sroce_rkey_lookup(qp, pkt->rkey, IB_ACCESS_REMOTE_READ,
+				       pkt->va, pkt->dma_len, &err);
 		if (!mr)
 			return -EACCES;
 		sroce_mr_put(mr);
@@ -335,9 +334,8 @@ int sroce_rc_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	err = sroce_res_check(qp);
 	if (err)
 		return err;
-	mr = sroce_mr_lookup(sroce_qp_dev(qp), qp->pd, pkt->rkey, true,
-			     IB_ACCESS_REMOTE_ATOMIC, pkt->va, sizeof(u64),
-			     &err);
+	mr = sroce_rkey_lookup(qp, pkt->rkey, IB_ACCESS_REMOTE_ATOMIC, pkt->va,
+			       sizeof(u64), &err);
 	if (!mr)
 		return -EACCES;
 	err = sroce_mr_atomic(mr, pkt->va,
@@ -395,9 +393,8 @@ int sroce_rc_atomic_write(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	err = sroce_res_check(qp);
 	if (err)
 		return err;
-	mr = sroce_mr_lookup(sroce_qp_dev(qp), qp->pd, pkt->rkey, true,
-			     IB_ACCESS_REMOTE_WRITE, pkt->va, sizeof(value),
-			     &err);
+	mr = sroce_rkey_lookup(qp, pkt->rkey, IB_ACCESS_REMOTE_WRITE, pkt->va,
+			       sizeof(value), &err);
 	if (!mr)
 		return -EACCES;
 	err = sroce_mr_atomic_write(mr, pkt->va, value);
@@ -436,6 +433,7 @@ int sroce_rc_flush(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	err = sroce_res_check_flush(qp);
 	if (err)
 		return err;
+	/* An MR's rkey only: a window grants no flush rights. */
 	mr = sroce_mr_lookup(sroce_qp_dev(qp), qp->pd, pkt->rkey, true, access,
 			     pkt->va, pkt->flush_level == SROCE_FLUSH_MR ?
 			     SROCE_MR_WHOLE : pkt->dma_len, &err);
@@ -612,8 +610,8 @@ static bool sroce_read_resp_one(struct sroce_qp *qp,
 
 	/* Looked up per packet (see mr.h); it may have gone meanwhile. */
 	if (n) {
-		mr = sroce_mr_lookup(sroce_qp_dev(qp), qp->pd, res->rkey,
-				     true, IB_ACCESS_REMOTE_READ, va, n, &err);
+		mr = sroce_rkey_lookup(qp, res->rkey, IB_ACCESS_REMOTE_READ,
+				       va, n, &err);
 		if (!mr)
 			goto fail;
 	}

@@ -262,8 +262,7 @@ static int sroce_resp_send_done(struct sroce_qp *qp,
 	}
 	if (pkt->flags & SROCE_HDR_IETH) {
 		/* After the data is placed; failing is an invalid request. */
-		if (sroce_mr_invalidate(sroce_qp_dev(qp), qp->pd,
-					pkt->inv_rkey, true))
+		if (sroce_key_invalidate(qp, pkt->inv_rkey, true))
 			return -EINVAL;
 		cqe.wc_flags |= IB_WC_WITH_INVALIDATE;
 		cqe.invalidate_rkey = pkt->inv_rkey;
@@ -317,9 +316,8 @@ static int sroce_write_start(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		return -EINVAL;
 	if (!pkt->dma_len)	/* C9-88: no key to check */
 		return 0;
-	mr = sroce_mr_lookup(sroce_qp_dev(qp), qp->pd, pkt->rkey, true,
-			     IB_ACCESS_REMOTE_WRITE, pkt->va, pkt->dma_len,
-			     &err);
+	mr = sroce_rkey_lookup(qp, pkt->rkey, IB_ACCESS_REMOTE_WRITE, pkt->va,
+			       pkt->dma_len, &err);
 	if (!mr)
 		return -EACCES;
 	sroce_mr_put(mr);
@@ -336,9 +334,8 @@ static int sroce_write_data(struct sroce_qp *qp, struct sk_buff *skb,
 
 	if (!len)
 		return 0;
-	mr = sroce_mr_lookup(sroce_qp_dev(qp), qp->pd, resp->write_rkey,
-			     true, IB_ACCESS_REMOTE_WRITE, resp->write_va, len,
-			     &err);
+	mr = sroce_rkey_lookup(qp, resp->write_rkey, IB_ACCESS_REMOTE_WRITE,
+			       resp->write_va, len, &err);
 	if (!mr)
 		return -EACCES;
 	err = sroce_mr_copy_skb(mr, resp->write_va, skb, off, len,

@@ -19,6 +19,7 @@
 #include "params.h"
 #include "counters.h"
 #include "mr.h"
+#include "mw.h"
 #include "av.h"
 
 /**
@@ -49,6 +50,7 @@ struct sroce_ucontext {
  * @attr: device attributes, fixed at creation
  * @stats: per-CPU counters, see counters.h
  * @mr_table: the MRs, by key index (mr.h)
+ * @mw_table: the memory windows, by key index (mw.h)
  * @ah_xa: the AHs, by number (ah.c); irq-safe lock
  * @ah_next: next AH number to try
  * @num_cqs: CQs in existence, at most SROCE_MAX_CQ
@@ -70,6 +72,7 @@ struct sroce_dev {
 	struct ib_device_attr attr;
 	struct sroce_stats __percpu *stats;
 	struct sroce_mr_table mr_table;
+	struct sroce_mw_table mw_table;
 	struct xarray ah_xa;
 	u32 ah_next;
 	atomic_t num_cqs;
