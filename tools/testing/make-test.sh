@@ -7,7 +7,8 @@
 # (CLOUD_SMOKE below: booted with virtio-fs, they have no 9p), and on
 # the debug kernel (built once per machine, then cached) the KUnit suites
 # ("make kunit") and a short part of the VM suite ("make test-debug
-# --short": KASAN, lockdep, kmemleak, fault injection), and last the
+# --short": KASAN, lockdep, kmemleak, fault injection, the ULPs under
+# loss), and last the
 # benchmark smoke (make bench-smoke: the pipeline, not the numbers).  Each
 # build and each check counts as one test next to the suites' assertions;
 # the last line is the total, "N passed, N failed", and the exit status is
@@ -113,9 +114,9 @@ if [ -z "$TESTS" ]; then
 		done
 	fi
 	if [ "${SROCE_TEST_DEBUG:-1}" != 0 ]; then
-		# KUnit and the short list, ~16 minutes; a debug kernel not
+		# KUnit and the short list, ~20 minutes; a debug kernel not
 		# built yet takes ~16 more.
-		debug_mins=16
+		debug_mins=20
 		bash "$REPO/tools/debug-kernel/build.sh" --is-built 2>/dev/null || debug_mins=32
 		if within_budget "the debug kernel's part" "$debug_mins"; then
 			suite kunit "$HERE/kunit.sh"
