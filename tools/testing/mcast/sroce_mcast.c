@@ -419,10 +419,11 @@ static int mode_limits(void)
 		bail("RC QP");
 	attach_fails(rc, &group, EINVAL, "an RC QP");
 	ibv_destroy_qp(rc);
-	/* Attached at exit: uverbs detaches, the device leaves the group. */
-	check(!ibv_attach_mcast(qps[1], &group, 0), "attach, then exit attached");
+	/* The device's groups are all free again. */
 	if (group_limit)
 		limits_groups(&u, a.max_mcast_grp);
+	/* Attached at exit: uverbs detaches, the device leaves the group. */
+	check(!ibv_attach_mcast(qps[1], &group, 0), "attach, then exit attached");
 	return tap_done();
 }
 

@@ -10,6 +10,7 @@
 
 #include <linux/ipv6.h>
 #include <linux/skbuff.h>
+#include <linux/sockptr.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
@@ -44,6 +45,20 @@ struct sock *sroce_udp_sock(struct net *net, bool ipv6)
 	return sock ? sock->sk : NULL;
 }
 
+/*
+ * setup_udp_tunnel_sock() turns IPv4 multicast loopback off (a tunnel
+ * does not want its own flooding back).  We do: QPs of our own device
+ * attached to a group (mcast.c) see what the device sends to it only if
+ * the IP layer loops it back, as it does for IPv6.
+ */
+static int sroce_udp_mc_loop(struct socket *sock)
+{
+	int one = 1;
+
+	return sock->ops->setsockopt(sock, SOL_IP, IP_MULTICAST_LOOP,
+				     KERNEL_SOCKPTR(&one), sizeof(one));
+}
+
 static int sroce_udp_open(struct net *net, bool ipv6, struct socket **sockp)
 {
 	struct udp_tunnel_sock_cfg tcfg = {
@@ -68,6 +83,13 @@ static int sroce_udp_open(struct net *net, bool ipv6, struct socket **sockp)
 	if (err)
 		return err;
 	setup_udp_tunnel_sock(net, sock, &tcfg);
+	if (!ipv6) {
+		err = sroce_udp_mc_loop(sock);
+		if (err) {
+			udp_tunnel_sock_release(sock);
+			return err;
+		}
+	}
 	*sockp = sock;
 	return 0;
 }
