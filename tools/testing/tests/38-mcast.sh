@@ -8,6 +8,8 @@
 #     IPv4.  (rdma_cm refuses IPv6 groups on RoCEv2, in the RDMA core:
 #     cma_iboe_join_multicast() returns -ENOTSUPP; the verbs runs cover
 #     IPv6.)
+#   - pyverbs' rdma_cm (tools/testing/mcast/pyverbs_mcast.py): the same,
+#     each message checked;
 #   - the verbs (tools/testing/mcast/sroce_mcast), IPv4 and IPv6: the same
 #     layout, every message checked, plus a QP attached to another group
 #     and a QP that attached to nothing, which must get nothing;
@@ -79,6 +81,13 @@ bg_wait() {
 	poll_until "$2" test -e "$T/$1.rc"
 }
 
+# bg_ok DESC NAME: the background command NAME ended with exit status 0
+# (its output is shown if not).
+bg_ok() {
+	bg_wait "$2" 120
+	check "$1" sh -c "grep -q '^0$' $T/$2.rc || { cat $T/$2.log; exit 1; }"
+}
+
 # bg_tap LABEL NAME: relay the TAP of a background run of sroce_mcast.
 bg_tap() {
 	bg_wait "$2" 120
@@ -93,21 +102,30 @@ poll_until 10 rdma_gid_index sroce1 1 fd00::2
 
 # ------------------------------------------------------------ rdma_cm
 G=239.1.1.1
-bg mck0 ns0 timeout 120 mckey -m $G -b 10.0.0.1 -C 10
-bg mck1 ns1 timeout 120 mckey -m $G -b 10.0.0.2 -C 10
+# mckey prints with stdio: line-buffer it, the joins are waited for.
+bg mck0 ns0 timeout 120 stdbuf -oL mckey -m $G -b 10.0.0.1 -C 10
+bg mck1 ns1 timeout 120 stdbuf -oL mckey -m $G -b 10.0.0.2 -C 10
 wait_for "mckey receivers joined $G" 60 \
 	sh -c "grep -q 'joined dgid' $T/mck0.log && grep -q 'joined dgid' $T/mck1.log"
 check "veth0 is a member of $G" in_group ns0 veth0 $G
 check "mckey sender (ns1, sroce1)" run_ns ns1 timeout 120 mckey -m $G -b 10.0.0.2 -s -C 10
-bg_wait mck0 120
-bg_wait mck1 120
-check "mckey receiver in ns0 (sroce0, across the wire): 10 messages" \
-	grep -q "^0$" "$T/mck0.rc"
-check "mckey receiver in ns1 (sroce1, loopback): 10 messages" \
-	grep -q "^0$" "$T/mck1.rc"
+bg_ok "mckey receiver in ns0 (sroce0, across the wire): 10 messages" mck0
+bg_ok "mckey receiver in ns1 (sroce1, loopback): 10 messages" mck1
 wait_for "veth0 left $G after the receivers" 10 not_in_group ns0 veth0 $G
 check_fail "mckey IPv6 join: refused by the RDMA core on RoCEv2 (not by sroce)" \
 	run_ns ns0 timeout 60 mckey -m ff0e::1:1 -b fd00::1 -C 1
+
+# ------------------------------------------------------------ pyverbs
+G=239.1.1.6
+PYV=$SROCE_REPO/tools/testing/mcast/pyverbs_mcast.py
+bg pv0 ns0 timeout 120 "$PYTHON" "$PYV" recv 10.0.0.1 $G 10 512
+bg pv1 ns1 timeout 120 "$PYTHON" "$PYV" recv 10.0.0.2 $G 10 512
+wait_for "pyverbs (rdma_cm) receivers joined $G" 60 \
+	sh -c "grep -q joined $T/pv0.log && grep -q joined $T/pv1.log"
+check "pyverbs sender (ns1, sroce1)" \
+	run_ns ns1 timeout 120 "$PYTHON" "$PYV" send 10.0.0.2 $G 10 512
+bg_ok "pyverbs receiver in ns0 (sroce0): 10 messages, checked" pv0
+bg_ok "pyverbs receiver in ns1 (sroce1, loopback): 10 messages, checked" pv1
 
 # -------------------------------------------------------------- verbs
 for fam in 4 6; do
@@ -139,7 +157,7 @@ done
 # ------------------------------------- a group joined without sroce
 G=239.1.1.9
 before=$(counter sroce0 rx_drop_mcast)
-bg sock ns0 $PYTHON -c "
+bg sock ns0 "$PYTHON" -c "
 import socket, struct, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
