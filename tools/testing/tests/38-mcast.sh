@@ -17,7 +17,8 @@
 #     i.e. the kernel's IGMP/MLD state), left after the last detach, after
 #     a program exits attached, and after the device is deleted;
 #   - a group the netdev joined without sroce: counted as rx_drop_mcast;
-#   - the limits (max_mcast_qp_attach, max_mcast_grp) and bad arguments.
+#   - the limits (max_mcast_qp_attach, max_mcast_grp) and bad arguments;
+#   - the namespaces go away afterwards (no reference left on their lo).
 #
 # The binary is built on the host: make -C tools/testing/mcast
 . "$(dirname "$0")/../lib.sh"
@@ -199,4 +200,11 @@ wait_for "a receiver attached to $G" 30 test -e "$T/ready0"
 check "veth0 deleted under an attached QP" ip -n ns0 link del veth0
 wait_for "sroce0 is gone with veth0" 20 sh -c "! rdma link show sroce0/1 2>/dev/null | grep -q sroce0"
 bg_kill gone2
+
+# A cached route of the namespace (IPv4 early demux keeps the input route
+# of multicast datagrams in the socket) must not keep its netdevs alive.
+topo_clean
+sleep 12
+check "the namespaces went away (no netdev waits for a reference)" \
+	sh -c "! dmesg | grep 'waiting for .* to become free'"
 tap_done

@@ -22,6 +22,10 @@
  * destroys every QP before it frees the device, and a netdev that
  * unregisters takes its memberships with it (the IP layer drops them).
  *
+ * What a device sends to a group it is a member of goes to its own
+ * attached QPs too, through its receive path (tx.c), not through the
+ * IP stack's multicast loopback, which the UDP sockets turn off (udp.c).
+ *
  * The receive path (sroce_mcast_rcv(), softirq) reads the groups and
  * their QP slots under RCU.  A detach clears the QP's slot; destroy_qp
  * detaches before its grace period, so after it no delivery can still
@@ -363,6 +367,25 @@ void sroce_mcast_destroy(struct sroce_dev *sdev)
 }
 
 /* --------------------------------------------------------- receiving */
+
+/**
+ * sroce_mcast_member - whether a QP of @sdev is attached to @daddr
+ * @sdev: the device
+ * @daddr: a destination address (IPv4 v4-mapped)
+ *
+ * Context: any; takes the RCU read lock.
+ */
+bool sroce_mcast_member(struct sroce_dev *sdev, const struct in6_addr *daddr)
+{
+	bool member;
+
+	if (!rdma_is_multicast_addr((struct in6_addr *)daddr))
+		return false;
+	rcu_read_lock();
+	member = sroce_mcg_find(&sdev->mcast, (const union ib_gid *)daddr);
+	rcu_read_unlock();
+	return member;
+}
 
 /* A copy for @qp, or the packet itself for the last QP (@last). */
 static void sroce_mcast_give(struct sroce_dev *sdev, struct sroce_qp *qp,

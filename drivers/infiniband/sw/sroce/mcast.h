@@ -10,6 +10,7 @@
 
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/in6.h>
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
 
@@ -44,6 +45,7 @@ void sroce_mcast_destroy(struct sroce_dev *sdev);
 int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 int sroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 void sroce_mcast_qp_destroy(struct sroce_qp *qp);
+bool sroce_mcast_member(struct sroce_dev *sdev, const struct in6_addr *daddr);
 void sroce_mcast_rcv(struct sroce_dev *sdev, struct sk_buff *skb);
 
 #endif /* SROCE_MCAST_H */

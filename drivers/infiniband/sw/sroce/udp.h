@@ -9,9 +9,11 @@
 #include <linux/types.h>
 
 struct net;
+struct net_device;
 struct sock;
 
 struct sock *sroce_udp_sock(struct net *net, bool ipv6);
+void sroce_udp_netdev_gone(struct net_device *ndev);
 int sroce_udp_init(void);
 void sroce_udp_exit(void);
 
