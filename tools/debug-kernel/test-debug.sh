@@ -61,6 +61,8 @@ fi
 step "build the integrity tester" make -C "$REPO/tools/testing/integrity" --no-print-directory
 # 19-hostile-user and 20-churn run this one.
 step "build the hostile-user tester" make -C "$REPO/tools/testing/hostile" --no-print-directory
+# 38-mcast runs this one.
+step "build the multicast tester" make -C "$REPO/tools/testing/mcast" --no-print-directory
 
 args=(--kernel "$rel" --kernel-image "$cache/bzImage" --modules-root "$cache/modroot")
 [ -n "$TESTS" ] && args+=(--tests "$TESTS")

@@ -46,6 +46,8 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_rxe.h>
 
+#include "sroce_tap.h"
+
 #define BUF_SIZE	65536
 #define MAX_MAPS	256
 
@@ -63,66 +65,6 @@ static double flood_stall = 3.0;	/* sqflood: stop writing after this */
 static double race_secs = 15;
 static unsigned long long mem_limit;
 static const char *target_addr = "10.0.0.1";
-
-/* ---------------------------------------------------------------- TAP */
-
-static int tap_n, tap_failed;
-
-static void diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("# ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
-
-static bool check(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	tap_n++;
-	if (!cond)
-		tap_failed++;
-	printf("%sok %d - ", cond ? "" : "not ", tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	return cond;
-}
-
-static int tap_done(void)
-{
-	printf("1..%d\n", tap_n);
-	fflush(stdout);
-	return tap_failed ? 1 : 0;
-}
-
-static void bail(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("Bail out! ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf(" (errno %d: %s)\n", errno, strerror(errno));
-	fflush(stdout);
-	exit(1);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* xorshift64: deterministic garbage, seeded per run. */
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
@@ -148,22 +90,6 @@ struct dev {
 	union ibv_gid gid;
 	struct ibv_device_attr attr;
 };
-
-static struct ibv_context *open_ctx(const char *name)
-{
-	struct ibv_device **list;
-	struct ibv_context *ctx = NULL;
-	int i, n;
-
-	list = ibv_get_device_list(&n);
-	if (!list)
-		return NULL;
-	for (i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
-}
 
 /* Open DEV with a PD, a CQ of @cqe entries and one registered buffer. */
 static void dev_open(struct dev *d, int cqe)

@@ -30,6 +30,8 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RD_ATOMIC_EXCEEDED].name = "rd_atomic_exceeded",
 	[SROCE_CNT_SEQ_NAK_IGNORED].name = "seq_nak_ignored",
 	[SROCE_CNT_REORDER_DROPPED].name = "rx_reorder_dropped",
+	[SROCE_CNT_RX_MCAST].name = "rx_mcast",
+	[SROCE_CNT_RX_DROP_MCAST].name = "rx_drop_mcast",
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);

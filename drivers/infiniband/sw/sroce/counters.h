@@ -32,6 +32,8 @@ enum sroce_counter {
 	SROCE_CNT_RD_ATOMIC_EXCEEDED,	/* responder: over max_dest_rd_atomic */
 	SROCE_CNT_SEQ_NAK_IGNORED,	/* requester: a go-back-N was under way */
 	SROCE_CNT_REORDER_DROPPED,	/* held past a gap, dropped: the gap was a loss */
+	SROCE_CNT_RX_MCAST,		/* copies of multicast packets delivered */
+	SROCE_CNT_RX_DROP_MCAST,	/* multicast QPN: no QP of ours in the group */
 	SROCE_NUM_COUNTERS
 };
 

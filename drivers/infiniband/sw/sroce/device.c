@@ -15,6 +15,7 @@
 #include "cq.h"
 #include "device.h"
 #include "main.h"
+#include "mcast.h"
 #include "mmap.h"
 #include "netdev.h"
 #include "qp.h"
@@ -58,8 +59,7 @@ static void sroce_init_attr(struct sroce_dev *sdev)
 	a->atomic_cap = IB_ATOMIC_HCA;
 	a->max_mcast_grp = SROCE_MAX_MCAST_GRP;
 	a->max_mcast_qp_attach = SROCE_MAX_MCAST_QP_ATTACH;
-	a->max_total_mcast_qp_attach = SROCE_MAX_MCAST_GRP *
-				       SROCE_MAX_MCAST_QP_ATTACH;
+	a->max_total_mcast_qp_attach = SROCE_MAX_TOTAL_MCAST_QP_ATTACH;
 	a->max_ah = SROCE_MAX_AH;
 	a->max_srq = SROCE_MAX_SRQ;
 	a->max_srq_wr = SROCE_MAX_SRQ_WR;
@@ -225,6 +225,7 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 	if (sdev->list.next)
 		sroce_dev_unlink(sdev);
 	free_percpu(sdev->stats);
+	sroce_mcast_destroy(sdev);
 	sroce_mr_table_destroy(&sdev->mr_table);
 	sroce_mw_table_destroy(&sdev->mw_table);
 	WARN_ON(!xa_empty(&sdev->ah_xa));
@@ -246,6 +247,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.create_srq = sroce_create_srq,
 	.create_user_ah = sroce_create_ah,
 	.alloc_ucontext = sroce_alloc_ucontext,
+	.attach_mcast = sroce_attach_mcast,
 	.dealloc_driver = sroce_dealloc_driver,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
@@ -253,6 +255,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.destroy_cq = sroce_destroy_cq,
 	.destroy_qp = sroce_destroy_qp,
 	.destroy_srq = sroce_destroy_srq,
+	.detach_mcast = sroce_detach_mcast,
 	.disassociate_ucontext = sroce_disassociate_ucontext,
 	.enable_driver = sroce_enable_driver,
 	.get_dev_fw_str = sroce_fw_str,
@@ -293,6 +296,7 @@ static int sroce_dev_setup(struct sroce_dev *sdev, struct net_device *ndev)
 	/* Before anything that can fail: dealloc_driver undoes these. */
 	sroce_mr_table_init(&sdev->mr_table);
 	sroce_mw_table_init(&sdev->mw_table);
+	sroce_mcast_init(sdev);
 	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 

@@ -12,6 +12,7 @@
 #include "sroce.h"
 #include "main.h"
 #include "netdev.h"
+#include "udp.h"
 
 bool sroce_port_is_active(const struct sroce_dev *sdev)
 {
@@ -83,6 +84,8 @@ static int sroce_netdev_event(struct notifier_block *nb, unsigned long event,
 	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
 	struct sroce_dev *sdev;
 
+	if (event == NETDEV_UNREGISTER)
+		sroce_udp_netdev_gone(ndev);
 	sroce_devices_lock_acquire();
 	sdev = sroce_find_dev_rcu(ndev);
 	if (!sdev)

@@ -15,6 +15,7 @@
 #include "completer.h"
 #include "cq.h"
 #include "engine.h"
+#include "mcast.h"
 #include "netdev.h"
 #include "qp.h"
 #include "requester.h"
@@ -486,7 +487,11 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct sroce_dev *sdev = to_sdev(ibqp->device);
 	struct sroce_qp *qp = to_sqp(ibqp);
 
-	/* No new packets: nobody can find the QP after the grace period. */
+	/*
+	 * No new packets: nobody can find the QP after the grace period,
+	 * by its number or through a multicast group.
+	 */
+	sroce_mcast_qp_destroy(qp);
 	xa_erase_bh(&sdev->qp_xa, ibqp->qp_num);
 	synchronize_rcu();
 

@@ -165,6 +165,8 @@ struct sroce_qp_attr {
  * @req: requester state
  * @comp: completer state
  * @resp: responder state
+ * @mcast_attached: multicast groups it is attached to (UD; under the
+ *	device's mcast lock, mcast.c)
  */
 struct sroce_qp {
 	struct ib_qp ibqp;
@@ -203,6 +205,8 @@ struct sroce_qp {
 	struct sroce_req req;
 	struct sroce_comp comp;
 	struct sroce_resp resp;
+
+	unsigned int mcast_attached;
 };
 
 static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)

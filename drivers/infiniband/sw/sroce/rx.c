@@ -21,11 +21,26 @@
 #include "engine.h"
 #include "icrc.h"
 #include "main.h"
+#include "mcast.h"
 #include "qp.h"
 #include "responder.h"
 #include "rx.h"
 
 /* --------------------------------------------------------- softirq side */
+
+/**
+ * sroce_skb_daddr_gid - a received packet's destination address as a GID
+ * @skb: the packet, its network header set
+ * @gid: where the address goes; IPv4 as a v4-mapped GID
+ */
+void sroce_skb_daddr_gid(const struct sk_buff *skb, union ib_gid *gid)
+{
+	if (ip_hdr(skb)->version == 4)
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr,
+				       (struct in6_addr *)gid);
+	else
+		memcpy(gid, &ipv6_hdr(skb)->daddr, sizeof(*gid));
+}
 
 /*
  * A packet that came in through lo (one local sroce device to another in
@@ -37,12 +52,7 @@ static struct sroce_dev *sroce_find_dev_by_daddr_rcu(struct sk_buff *skb)
 	struct sroce_dev *sdev;
 	union ib_gid gid;
 
-	if (ip_hdr(skb)->version == 4)
-		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr,
-				       (struct in6_addr *)&gid);
-	else
-		memcpy(&gid, &ipv6_hdr(skb)->daddr, sizeof(gid));
-
+	sroce_skb_daddr_gid(skb, &gid);
 	for (sdev = sroce_next_dev_rcu(NULL); sdev;
 	     sdev = sroce_next_dev_rcu(sdev)) {
 		if (!net_eq(dev_net(sdev->ndev), dev_net(skb->dev)))
@@ -74,12 +84,16 @@ static bool sroce_transport_ok(const struct sroce_qp *qp, u32 flags)
 	}
 }
 
-/*
+/**
+ * sroce_rx_wanted - whether @qp takes a packet with @opcode at all
+ * @qp: the QP, found under RCU
+ * @opcode: the packet's BTH opcode
+ *
  * What is cheap to check before a packet is queued: that the QP takes
  * packets at all, and of this transport.  Read locklessly: modify_qp may
  * change the state meanwhile, and the engine checks again.
  */
-static bool sroce_rx_wanted(const struct sroce_qp *qp, u8 opcode)
+bool sroce_rx_wanted(const struct sroce_qp *qp, u8 opcode)
 {
 	const struct sroce_opcode_info *info = sroce_opcode(opcode);
 
@@ -102,6 +116,22 @@ static void sroce_rx_scrub(struct sk_buff *skb)
 }
 
 /*
+ * Note in the control block what the engine needs from where the packet
+ * came in, and make it the device's: it may be queued past this softirq.
+ */
+static void sroce_rx_prepare(struct sroce_dev *sdev, struct sk_buff *skb,
+			     bool from_self, bool mcast)
+{
+	SROCE_SKB_CB(skb)->from_self = from_self;
+	SROCE_SKB_CB(skb)->mcast = mcast;
+	SROCE_SKB_CB(skb)->has_vlan = is_vlan_dev(skb->dev);
+	SROCE_SKB_CB(skb)->vlan_id = SROCE_SKB_CB(skb)->has_vlan ?
+				     vlan_dev_vlan_id(skb->dev) : 0;
+	skb->dev = sdev->ndev;
+	sroce_rx_scrub(skb);
+}
+
+/*
  * Find the device and the QP and queue the packet for the QP's engine;
  * the rest (peer, ICRC, headers) is checked there, on whatever CPU runs
  * it.  @from_self: sroce_udp_loopback() sent it, it never was on a netdev.
@@ -112,6 +142,7 @@ static void sroce_rcv(struct sk_buff *skb, bool from_self)
 	const struct sroce_bth *bth;
 	struct sroce_dev *sdev;
 	struct sroce_qp *qp;
+	u32 qpn;
 
 	rcu_read_lock();
 	/*
@@ -135,7 +166,14 @@ static void sroce_rcv(struct sk_buff *skb, bool from_self)
 		goto drop;
 	}
 	bth = sroce_skb_bth(skb);
-	qp = sroce_qp_lookup_rcu(sdev, be32_to_cpu(bth->qpn) & SROCE_QPN_MASK);
+	qpn = be32_to_cpu(bth->qpn) & SROCE_QPN_MASK;
+	if (qpn == IB_MULTICAST_QPN) {
+		sroce_rx_prepare(sdev, skb, from_self, true);
+		sroce_mcast_rcv(sdev, skb);
+		rcu_read_unlock();
+		return;
+	}
+	qp = sroce_qp_lookup_rcu(sdev, qpn);
 	if (!qp) {
 		sroce_count(sdev, SROCE_CNT_RX_DROP_NO_QP);
 		goto drop;
@@ -144,12 +182,7 @@ static void sroce_rcv(struct sk_buff *skb, bool from_self)
 		sroce_count(sdev, SROCE_CNT_RX_DROP_STATE);
 		goto drop;
 	}
-	SROCE_SKB_CB(skb)->from_self = from_self;
-	SROCE_SKB_CB(skb)->has_vlan = is_vlan_dev(skb->dev);
-	SROCE_SKB_CB(skb)->vlan_id = SROCE_SKB_CB(skb)->has_vlan ?
-				     vlan_dev_vlan_id(skb->dev) : 0;
-	skb->dev = sdev->ndev;
-	sroce_rx_scrub(skb);
+	sroce_rx_prepare(sdev, skb, from_self, false);
 	sroce_qp_rx_deliver(qp, skb);
 	rcu_read_unlock();
 	return;
@@ -185,12 +218,21 @@ void sroce_rx_loopback(struct sk_buff *skb)
 
 /* ------------------------------------------------------ the engine side */
 
+/* Sent to a multicast address (a unicast MAC does not make it ours). */
+static bool sroce_skb_to_group(const struct sk_buff *skb)
+{
+	if (ip_hdr(skb)->version == 4)
+		return ipv4_is_multicast(ip_hdr(skb)->daddr);
+	return ipv6_addr_is_multicast(&ipv6_hdr(skb)->daddr);
+}
+
 /*
  * RC and UC take packets from their peer only: the source and destination
  * addresses must be the QP's path, the other way round.  A peer that is
  * one of our own GIDs sends through sroce_udp_loopback(), never a socket:
- * on this host anyone may send from our address with a UDP socket.  UD takes
- * datagrams from anyone, but only those sent to us, not broadcast.
+ * on this host anyone may send from our address with a UDP socket.  UD
+ * takes datagrams from anyone, but only those sent to us, not broadcast,
+ * and those sent to a group the QP was attached to (mcast.c checked that).
  */
 static bool sroce_rx_from_peer(const struct sroce_qp *qp,
 			       const struct sk_buff *skb)
@@ -200,7 +242,8 @@ static bool sroce_rx_from_peer(const struct sroce_qp *qp,
 	const struct iphdr *iph;
 
 	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC)
-		return skb->pkt_type == PACKET_HOST;
+		return SROCE_SKB_CB(skb)->mcast ||
+		       (skb->pkt_type == PACKET_HOST && !sroce_skb_to_group(skb));
 	if (SROCE_SKB_CB(skb)->from_self != sroce_av_is_loopback(av))
 		return false;
 	if (ip_hdr(skb)->version == 4) {

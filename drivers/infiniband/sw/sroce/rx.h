@@ -13,6 +13,7 @@
 
 #include <linux/skbuff.h>
 #include <linux/udp.h>
+#include <rdma/ib_verbs.h>
 
 #include "wire.h"
 
@@ -23,6 +24,8 @@ struct sroce_qp;
  * @vlan_id: the VLAN the packet came in on
  * @has_vlan: @vlan_id is valid
  * @from_self: sent by this device to itself, never on a netdev
+ * @mcast: sent to the multicast QPN, delivered to a QP attached to the
+ *	group it was sent to (mcast.c)
  * @psn: its PSN, while it is held past a gap (reorder.c)
  *
  * The netdev a packet arrived on may be gone by the time the QP's engine
@@ -33,6 +36,7 @@ struct sroce_skb_cb {
 	u16 vlan_id;
 	bool has_vlan;
 	bool from_self;
+	bool mcast;
 	u32 psn;
 };
 
@@ -47,6 +51,8 @@ static inline const struct sroce_bth *sroce_skb_bth(const struct sk_buff *skb)
 	return (const struct sroce_bth *)(skb->data + sizeof(struct udphdr));
 }
 
+void sroce_skb_daddr_gid(const struct sk_buff *skb, union ib_gid *gid);
+bool sroce_rx_wanted(const struct sroce_qp *qp, u8 opcode);
 int sroce_rx_rcv(struct sk_buff *skb);
 void sroce_rx_loopback(struct sk_buff *skb);
 void sroce_rx_process(struct sroce_qp *qp, struct sk_buff *skb);

@@ -21,6 +21,7 @@
 #include "mr.h"
 #include "mw.h"
 #include "av.h"
+#include "mcast.h"
 
 /**
  * struct sroce_pd - a protection domain
@@ -60,6 +61,7 @@ struct sroce_ucontext {
  * @num_qps: QPs in existence, at most SROCE_MAX_QP
  * @rx_queued: received packets waiting in the QPs' queues, at most
  *	SROCE_DEV_RX_QUEUE_MAX
+ * @mcast: the multicast groups its UD QPs are attached to (mcast.h)
  */
 struct sroce_dev {
 	struct ib_device ibdev;
@@ -81,6 +83,7 @@ struct sroce_dev {
 	u32 qp_next;
 	atomic_t num_qps;
 	atomic_t rx_queued;
+	struct sroce_mcast mcast;
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)

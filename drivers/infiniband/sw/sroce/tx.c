@@ -49,6 +49,7 @@
 
 #include "sroce.h"
 #include "icrc.h"
+#include "mcast.h"
 #include "qp.h"
 #include "tx.h"
 #include "udp.h"
@@ -398,6 +399,25 @@ static int sroce_set_icrc(struct sk_buff *skb, __le32 *slot)
 	return err;
 }
 
+/*
+ * A datagram to a group that QPs of this device are attached to goes to
+ * them as well as to the wire: a copy, since the original leaves on the
+ * netdev meanwhile (the UDP sockets do not loop multicast back, udp.c).
+ */
+static void sroce_tx_mcast_loop(struct sroce_dev *sdev,
+				const struct sroce_av *av, struct sk_buff *skb)
+{
+	struct sk_buff *copy;
+
+	if (!sroce_mcast_member(sdev, &av->daddr))
+		return;
+	copy = skb_copy(skb, GFP_ATOMIC);
+	if (copy)
+		sroce_udp_loopback(sdev->ndev, copy);
+	else
+		sroce_count(sdev, SROCE_CNT_TX_DROPPED);
+}
+
 /* Connected QPs have one flow each; datagrams hash their own. */
 static u16 sroce_tx_sport(const struct sroce_qp *qp, const struct sroce_av *av)
 {
@@ -462,6 +482,7 @@ int sroce_tx(struct sroce_qp *qp, const struct sroce_av *av,
 		sroce_udp_loopback(sdev->ndev, skb);
 		return 0;
 	}
+	sroce_tx_mcast_loop(sdev, av, skb);
 
 	sk = sroce_udp_sock(net, !ipv4);
 	if (!sk)

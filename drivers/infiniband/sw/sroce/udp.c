@@ -14,6 +14,8 @@
 
 #include <linux/ipv6.h>
 #include <linux/skbuff.h>
+#include <linux/sockptr.h>
+#include <net/dst.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
@@ -67,6 +69,49 @@ struct sock *sroce_udp_sock(struct net *net, bool ipv6)
 	return sock ? sock->sk : NULL;
 }
 
+/*
+ * No multicast loopback through the IP stack, for IPv6 either
+ * (setup_udp_tunnel_sock() turns it off for IPv4): tx.c hands what a
+ * device sends to a group it is a member of to its own receive path.
+ */
+static int sroce_udp_no_mc_loop(struct socket *sock)
+{
+	int zero = 0;
+
+	return sock->ops->setsockopt(sock, SOL_IPV6, IPV6_MULTICAST_LOOP,
+				     KERNEL_SOCKPTR(&zero), sizeof(zero));
+}
+
+/*
+ * IPv4 early demux caches the input route of the multicast datagrams a
+ * socket takes (sk->sk_rx_dst), and a multicast input route holds the
+ * namespace's loopback netdev.  Our sockets outlive the namespace's
+ * netdevs (pernet subsys), so the netdev core would wait for that
+ * reference forever when the namespace goes: drop the cached route
+ * whenever a netdev of the namespace unregisters (the core repeats
+ * NETDEV_UNREGISTER while it waits for references).
+ */
+static void sroce_udp_forget_rx_dst(struct socket *sock)
+{
+	if (sock)
+		dst_release(unrcu_pointer(xchg(&sock->sk->sk_rx_dst, NULL)));
+}
+
+/**
+ * sroce_udp_netdev_gone - a netdev is unregistering
+ * @ndev: the netdev
+ *
+ * Context: the netdev notifier, RTNL held.
+ */
+void sroce_udp_netdev_gone(struct net_device *ndev)
+{
+	struct sroce_net *sn = net_generic(dev_net(ndev), sroce_net_id);
+
+	ASSERT_RTNL();
+	sroce_udp_forget_rx_dst(sn->sock4);
+	sroce_udp_forget_rx_dst(sn->sock6);
+}
+
 static int sroce_udp_open(struct net *net, bool ipv6, struct socket **sockp)
 {
 	struct udp_tunnel_sock_cfg tcfg = {
@@ -91,6 +136,13 @@ static int sroce_udp_open(struct net *net, bool ipv6, struct socket **sockp)
 	if (err)
 		return err;
 	setup_udp_tunnel_sock(net, sock, &tcfg);
+	if (ipv6) {
+		err = sroce_udp_no_mc_loop(sock);
+		if (err) {
+			udp_tunnel_sock_release(sock);
+			return err;
+		}
+	}
 	*sockp = sock;
 	return 0;
 }

@@ -16,6 +16,7 @@ struct sock;
 
 struct sock *sroce_udp_sock(struct net *net, bool ipv6);
 void sroce_udp_loopback(struct net_device *ndev, struct sk_buff *skb);
+void sroce_udp_netdev_gone(struct net_device *ndev);
 int sroce_udp_init(void);
 void sroce_udp_exit(void);
 
