@@ -153,7 +153,9 @@ def case_nak(dev0, dev1):
     a, b = lq.RC(dev0), lq.RC(dev1)
     a.init()
     a.rtr(b)
-    a.rts(timeout=18, retry_cnt=7)     # 1 s ACK timeout, 7 tries
+    # 4 s ACK timeout, 7 retries: ~34 s before RETRY_EXC, so that a slow
+    # (TCG, loaded) host still brings b up while the SEND is outstanding.
+    a.rts(timeout=20, retry_cnt=7)
 
     def forgers(first, nxt):
         n = (nxt - first) & roce.PSN_MASK or 1
@@ -214,7 +216,7 @@ def case_loopback(dev0, dev1):
     a, b = lq.RC(dev0), lq.RC(dev0)
     a.init()
     a.rtr(b)
-    a.rts(timeout=18, retry_cnt=7)
+    a.rts(timeout=20, retry_cnt=7)     # as case_nak
 
     def forgers(first, nxt):
         n = (nxt - first) & roce.PSN_MASK or 1
