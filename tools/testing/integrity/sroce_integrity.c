@@ -2286,6 +2286,8 @@ static int t_flush_ok(struct client *c, const void *arg)
 
 	if (why)
 		return skip(c, "%s (FLUSH is posted as one)", why);
+	if (getenv("SROCE_INTEGRITY_NO_FLUSH"))
+		return skip(c, "FLUSH left out (SROCE_INTEGRITY_NO_FLUSH)");
 	if (!(c->rh.pmem & PMEM_FLUSH_MR))
 		return skip(c, "the server's MR has no flush access (6.1's core refuses it)");
 	if (!c->conn || rpc_poison(c, &rr, 1))
@@ -2819,7 +2821,9 @@ static int t_error(struct client *c, const void *arg)
 	     ec->op == IBV_WR_ATOMIC_CMP_AND_SWP) && !c->rh.atomic_ok)
 		return skip(c, "the device has no atomics");
 	if ((int)ec->op == WR_FLUSH && !(c->rh.pmem & PMEM_FLUSH))
-		return skip(c, "the server's device has no FLUSH");
+		return skip(c, getenv("SROCE_INTEGRITY_NO_FLUSH") ?
+			    "FLUSH left out (SROCE_INTEGRITY_NO_FLUSH)" :
+			    "the server's device has no FLUSH");
 	if (conn_setup(c, &ec->params, ec->how == ERR_BOGUS_QPN) != PASS)
 		return FAIL;
 	if (is_pmem_op(ec->op) && (why = no_atomic_write(c)))
@@ -3539,6 +3543,13 @@ static int client_main(const struct opts *o)
 		return 2;
 	}
 	c->rh = c->m.hello;
+	/*
+	 * SROCE_INTEGRITY_NO_FLUSH=1: treat the server as having no FLUSH
+	 * (the interop pairs: sroce's FLUSH to rdma_rxe 6.12 ends in
+	 * RETRY_EXC, not yet understood; its cases skip saying why).
+	 */
+	if (getenv("SROCE_INTEGRITY_NO_FLUSH"))
+		c->rh.pmem &= ~(PMEM_FLUSH | PMEM_FLUSH_MR);
 	print_header(c);
 
 	if (o->soak_bytes) {
