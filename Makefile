@@ -31,6 +31,7 @@
 #   make ulp-stress      37-ulp-faults with 64 MiB a ULP, both kernels
 #   make stacked         22-stacked: RoCE over a bridge, macvlan, bond (with
 #                        failover) and a VLAN on a bond, both kernels
+#                        ("make test": 6.1)
 #   make load NETDEV=X   on a host that can load modules: load and create sroce0
 #   make install         modules_install to /lib/modules/<release>/updates,
 #                        depmod, the sroce@.service unit (KDIR=,
@@ -220,8 +221,7 @@ ulp-stress: both
 # build/stacked-results/<VER>/.
 stacked: both
 	@$(MAKE) --no-print-directory -C $(TOP)/tools/testing/integrity
-	@SROCE_TESTS_DIR=$(TOP)/tools/testing/long \
-		bash $(TOP)/tools/testing/run.sh --tests 22-stacked \
+	@bash $(TOP)/tools/testing/run.sh --tests 22-stacked \
 		--out $(BUILD)/stacked-results
 
 load:

@@ -10,18 +10,31 @@ topo_veth
 sroce_load
 
 check_fail "missing netdev" run_ns ns0 rdma link add sroce0 type sroce netdev nosuchdev
-# A non-Ethernet netdev: tun, or ipip (the debug kernel has neither).
-modprobe tun 2>/dev/null
-modprobe ipip 2>/dev/null
-if run_ns ns0 ip tuntap add dev noneth0 mode tun 2>/dev/null ||
-	run_ns ns0 ip link add noneth0 type ipip remote 10.9.9.9 2>/dev/null; then
-	check_fail "non-Ethernet netdev ($(run_ns ns0 ip -d -o link show noneth0 |
-		grep -oE 'tun|ipip' | head -n 1))" \
+# Non-Ethernet netdevs: tun, ipip, wireguard, vcan -- each this kernel
+# has (the debug kernel has none of them; at least one elsewhere).
+# noneth_add KIND: create noneth0 of that kind in ns0.
+noneth_add() {
+	case $1 in
+	tun) run_ns ns0 ip tuntap add dev noneth0 mode tun ;;
+	ipip) run_ns ns0 ip link add noneth0 type ipip remote 10.9.9.9 ;;
+	*) run_ns ns0 ip link add noneth0 type "$1" ;;
+	esac
+}
+nonether=0
+for kind in tun ipip wireguard vcan; do
+	modprobe "$kind" 2>/dev/null
+	noneth_add "$kind" 2>/dev/null || continue
+	nonether=$((nonether + 1))
+	klog_mark=$(dmesg | wc -l)
+	check_fail "non-Ethernet netdev ($kind)" \
 		run_ns ns0 rdma link add sroce0 type sroce netdev noneth0
-	check_output "  says so in the kernel log" 'sroce: noneth0 is not an Ethernet device' dmesg
-else
-	skip "non-Ethernet netdev" "this kernel has neither tun nor ipip"
-fi
+	check_output "  says so in the kernel log" 'sroce: noneth0 is not an Ethernet device' \
+		bash -c "dmesg | tail -n +$((klog_mark + 1))"
+	check_fail "  and made no device" test -e /sys/class/infiniband/sroce0
+	run_ns ns0 ip link del noneth0
+done
+[ $nonether -gt 0 ] ||
+	skip "non-Ethernet netdev" "this kernel has none of tun, ipip, wireguard, vcan"
 check_fail "nothing was created" test -e /sys/class/infiniband/sroce0
 
 check "create sroce0 on veth0" run_ns ns0 rdma link add sroce0 type sroce netdev veth0

@@ -20,8 +20,7 @@
 #              error, nothing hangs, sroce0 still works;
 #              the bond is deleted under live QPs: sroce0 goes, the
 #              program fails cleanly, a device on the freed slave works.
-# Bad input: rdma link add on tun, ipip, wireguard, vcan (those that the
-# kernel has) fails with "is not an Ethernet device".
+# (rdma link add on tun, ipip, wireguard, vcan: 15-bad-input.)
 #
 # The integrity program is built on the host: make -C tools/testing/integrity
 
@@ -426,31 +425,6 @@ bond_test() {
 	topo_clean
 }
 
-# ---------------------------------------------------------- bad input
-
-not_ethernet() {
-	local name=$1 create=$2 mod=$3
-	[ -n "$mod" ] && modprobe "$mod" 2>/dev/null
-	if ! run_ns ns0 bash -c "$create" 2>/dev/null; then
-		skip "rdma link add on $name" "cannot create one here"
-		return
-	fi
-	check_fail "rdma link add on $name fails" \
-		run_ns ns0 rdma link add sroce9 type sroce netdev "$name"
-	check_output "  sroce: $name is not an Ethernet device" \
-		"sroce: $name is not an Ethernet device" dmesg
-}
-
-bad_input_test() {
-	topo_veth || bail_out "no veth pair"
-	not_ethernet tun9 "ip tuntap add dev tun9 mode tun" tun
-	not_ethernet ipip9 "ip link add ipip9 type ipip local 10.0.0.1 remote 10.0.0.2" ipip
-	not_ethernet wg9 "ip link add wg9 type wireguard" wireguard
-	not_ethernet vcan9 "ip link add vcan9 type vcan" vcan
-	check_fail "  no device was created" test -e /sys/class/infiniband/sroce9
-	topo_clean
-}
-
 sroce_load
 t=$SECONDS
 bridge_test
@@ -460,7 +434,6 @@ diag "macvlan: $((SECONDS - t)) s"; t=$SECONDS
 downup_test
 diag "down/up: $((SECONDS - t)) s"; t=$SECONDS
 bond_test
-diag "bond: $((SECONDS - t)) s"; t=$SECONDS
-bad_input_test
+diag "bond: $((SECONDS - t)) s"
 check "unload" sroce_unload
 tap_done
