@@ -28,6 +28,8 @@
 #   make churn           20-churn with 100 cycles, both kernels (CHURN_CYCLES=)
 #   make interop         sroce against rdma_rxe on the wire: both kernels,
 #                        sroce as server and as client ("make test": two)
+#   make interop-cloud   the same with sroce on the cloud kernels, rdma_rxe
+#                        on the generic kernel of the same version
 #   make ulp-stress      37-ulp-faults with 64 MiB a ULP, both kernels
 #   make stacked         22-stacked: RoCE over a bridge, macvlan, bond (with
 #                        failover) and a VLAN on a bond, both kernels
@@ -84,7 +86,7 @@ endef
 DEBUG_KERNEL = $(TOP)/tools/debug-kernel
 
 .PHONY: all modules both check sparse checkpatch deps test run load unload clean help
-.PHONY: cloud check-cloud test-cloud
+.PHONY: cloud check-cloud test-cloud interop-cloud
 .PHONY: debug-kernel test-debug kcsan-kernel test-kcsan kunit bench bench-smoke fuzz soak soak-debug churn
 .PHONY: interop ulp-stress stacked install uninstall deb test-dkms version
 
@@ -210,6 +212,12 @@ churn: both
 interop: both
 	@bash $(TOP)/tools/testing/interop.sh
 
+# sroce on a cloud kernel (no rdma_rxe there) against rdma_rxe on the
+# generic kernel of its version (interop.sh picks it), four pairs.
+interop-cloud: cloud
+	@bash $(TOP)/tools/testing/interop.sh $(foreach v,$(CLOUD_KERNELS),--kernel $(v)) \
+		--out $(BUILD)/interop-cloud-results
+
 # The kernel ULPs over the lossy wire with more data than "make test"
 # moves (ULP_MIB=, default 64), build/ulp-stress-results/<VER>/.
 ulp-stress: both
@@ -272,4 +280,4 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '3,41p' $(TOP)/Makefile
+	@sed -n '3,42p' $(TOP)/Makefile

@@ -5,12 +5,16 @@
 # on one side and the in-tree rdma_rxe on the other.
 #
 #   tools/testing/interop.sh [--kernel VER]... [--pair PAIR]...
-#                            [--tests "NAME..."] [--out DIR]
+#                            [--rxe-kernel VER] [--tests "NAME..."] [--out DIR]
 #                            [--module-dir DIR] [--timeout SEC] [--smp N]
 #
-#   --kernel VER      a kernel release installed here (or "6.1", "6.12");
-#                     may be repeated; default: all that tools/kernels.sh
-#                     prints
+#   --kernel VER      a kernel release installed here (or "6.1", "6.12",
+#                     "6.1-cloud", "6.12-cloud"); may be repeated; default:
+#                     the two that tools/kernels.sh prints
+#   --rxe-kernel VER  the kernel of the rdma_rxe VM; default: the same as
+#                     the sroce VM's, or, for a kernel without rdma_rxe (the
+#                     cloud ones), the generic kernel of its version: a
+#                     cloud-kernel sroce against a generic-kernel rdma_rxe
 #   --pair PAIR       SERVER-CLIENT: sroce-rxe, rxe-sroce or rxe-rxe (or
 #                     sroce-sroce); may be repeated or a list ("a b");
 #                     default: sroce-rxe and rxe-sroce
@@ -32,7 +36,8 @@
 # B connects to it.  Each runs vm/interop-guest.sh, which sets up the NIC
 # and the RDMA device (sroce0 or rxe0) and then runs every selected test
 # with SROCE_ROLE=server (A) or client (B); the two wait for each other
-# through files in a 9p share both mount (DIR/<VER>/<PAIR>/sync).
+# through files in a share both mount (DIR/<VER>/<PAIR>/sync; 9p, or
+# virtio-fs for a kernel without 9p).
 #
 # Results, per kernel and pair: A/ and B/, each like run.sh's per-kernel
 # directory (tests/NAME.tap, dmesg.txt, console.log, .vm/), and
@@ -70,13 +75,14 @@ SERVER_ADDR=192.168.77.1 SERVER_ADDR6=fd77::1
 CLIENT_ADDR=192.168.77.2 CLIENT_ADDR6=fd77::2
 
 usage() {
-	sed -n '4,/^$/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" | sed -n '1,24p' >&2
+	sed -n '4,/^$/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" | sed -n '1,29p' >&2
 	exit 2
 }
 
 die() { echo "interop.sh: $*" >&2; exit 2; }
 
 KERNELS=()
+RXE_KERNEL=
 PAIRS=()
 MODULE_DIR=$REPO/build
 TEST_PATTERNS=
@@ -90,6 +96,7 @@ parse_args() {
 		case $1 in
 		--kernel)     [ $# -ge 2 ] || usage; KERNELS+=("$2"); shift 2 ;;
 		--pair)       [ $# -ge 2 ] || usage; for p in $2; do PAIRS+=("$p"); done; shift 2 ;;
+		--rxe-kernel) [ $# -ge 2 ] || usage; RXE_KERNEL=$2; shift 2 ;;
 		--module-dir) [ $# -ge 2 ] || usage; MODULE_DIR=$2; shift 2 ;;
 		--tests)      [ $# -ge 2 ] || usage; TEST_PATTERNS=$2; shift 2 ;;
 		--out)        [ $# -ge 2 ] || usage; OUT=$2; shift 2 ;;
@@ -111,22 +118,47 @@ parse_args() {
 	[[ $OUT != *,* ]] || die "--out: no commas in the path, please"
 }
 
+# resolve_kernel VER: the installed release VER names ("6.1", "6.12-cloud"
+# mean what tools/kernels.sh says).
+resolve_kernel() {
+	local k=$1
+
+	if [ ! -d "/lib/modules/$k" ] && [[ $k =~ ^6\.[0-9]+(-cloud)?$ ]]; then
+		k=$("$REPO/tools/kernels.sh" "$k") || die "no kernel for $1"
+	fi
+	if [ ! -r "/boot/vmlinuz-$k" ] || [ ! -d "/lib/modules/$k" ]; then
+		die "kernel $k is not installed (/boot/vmlinuz-$k, /lib/modules/$k)"
+	fi
+	echo "$k"
+}
+
 resolve_kernels() {
-	local k i
+	local i
 
 	if [ ${#KERNELS[@]} -eq 0 ]; then
 		mapfile -t KERNELS < <("$REPO/tools/kernels.sh")
 	fi
 	for i in "${!KERNELS[@]}"; do
-		k=${KERNELS[$i]}
-		if [ ! -d "/lib/modules/$k" ] && [[ $k =~ ^6\.[0-9]+$ ]]; then
-			k=$("$REPO/tools/kernels.sh" "$k") || die "no kernel for $k"
-			KERNELS[i]=$k
-		fi
-		if [ ! -r "/boot/vmlinuz-$k" ] || [ ! -d "/lib/modules/$k" ]; then
-			die "kernel $k is not installed (/boot/vmlinuz-$k, /lib/modules/$k)"
-		fi
+		KERNELS[i]=$(resolve_kernel "${KERNELS[$i]}") || exit 2
 	done
+	[ -z "$RXE_KERNEL" ] || RXE_KERNEL=$(resolve_kernel "$RXE_KERNEL") || exit 2
+}
+
+# rxe_kernel_for K: the kernel of the rdma_rxe VM paired with a sroce VM
+# on K: --rxe-kernel, or K if it has rdma_rxe, or else (Debian's cloud
+# kernels have none) the generic kernel of K's version.
+rxe_kernel_for() {
+	local k=$1 v
+
+	if [ -n "$RXE_KERNEL" ]; then
+		echo "$RXE_KERNEL"
+	elif grep -Eqs '^CONFIG_RDMA_RXE=[ym]$' "/boot/config-$k"; then
+		echo "$k"
+	else
+		v=$(cut -d. -f1,2 <<<"$k")
+		"$REPO/tools/kernels.sh" "$v" ||
+			die "$k has no rdma_rxe and there is no generic $v kernel (--rxe-kernel)"
+	fi
 }
 
 # TESTS: the selected tests (lib.sh is the library, not a test), sorted.
@@ -347,12 +379,17 @@ kill_vms() {
 	for p in "${QPIDS[@]}"; do kill "$p" 2>/dev/null || true; done
 }
 
-# run_pair K PAIR
+# run_pair K PAIR: sroce's VM(s) boot K, rdma_rxe's rxe_kernel_for K.
 run_pair() {
 	local k=$1 dir=$OUT/$1/$2 tag="$1 $2"
 	local stype=${2%-*} ctype=${2#*-} modindex="" vmt port lockfd start
 	local apid bpid arc=0 brc=0 i=0 booted_a=0 booted_b=0 setup_done=0 name
-	local sync9p
+	local ka=$1 kb=$1 krxe
+
+	krxe=$(rxe_kernel_for "$k") || exit 2
+	[ "$stype" = sroce ] || ka=$krxe
+	[ "$ctype" = sroce ] || kb=$krxe
+	[ "$ka" = "$kb" ] || tag+=" (rxe on $krxe)"
 
 	rm -rf "$dir"
 	mkdir -p "$dir/A/tests" "$dir/A/.vm" "$dir/B/tests" "$dir/B/.vm" "$dir/sync"
@@ -369,7 +406,6 @@ run_pair() {
 	write_boot_script "$dir/B" "$k" client "$ctype" "$stype" \
 		"$CLIENT_ADDR" "$CLIENT_ADDR6" "$SERVER_ADDR" "$SERVER_ADDR6" "$modindex"
 	vmt=$(vm_timeout)
-	sync9p="local,path=$dir/sync,mount_tag=sync,security_model=none,multidevs=remap"
 
 	# Both qemus inherit the locked descriptor: the lock lasts until the
 	# last of them is gone.
@@ -382,10 +418,10 @@ run_pair() {
 	echo "[$tag] booting VMs A (server, $stype) and B (client, $ctype) for" \
 		"${#TESTS[@]} test(s), link on 127.0.0.1:$port, VM timeout ${vmt}s"
 	start=$SECONDS
-	SROCE_VM_SMP=$SMP "$HERE/vm/qemu.sh" "$k" "$dir/A" "$vmt" \
+	# The "sync" share: 9p or virtio-fs, as each VM's kernel has.
+	SROCE_VM_SMP=$SMP SROCE_VM_SHARES="sync=$dir/sync" "$HERE/vm/qemu.sh" "$ka" "$dir/A" "$vmt" \
 		-netdev "socket,id=n0,listen=127.0.0.1:$port" \
-		-device virtio-net-pci,netdev=n0,mac=52:54:00:77:00:01 \
-		-virtfs "$sync9p" &
+		-device virtio-net-pci,netdev=n0,mac=52:54:00:77:00:01 &
 	apid=$!
 	QPIDS=("$apid")
 	trap 'kill_vms; exit 130' INT TERM
@@ -399,10 +435,9 @@ run_pair() {
 		fi
 		sleep 0.5
 	done
-	SROCE_VM_SMP=$SMP "$HERE/vm/qemu.sh" "$k" "$dir/B" "$vmt" \
+	SROCE_VM_SMP=$SMP SROCE_VM_SHARES="sync=$dir/sync" "$HERE/vm/qemu.sh" "$kb" "$dir/B" "$vmt" \
 		-netdev "socket,id=n0,connect=127.0.0.1:$port" \
-		-device virtio-net-pci,netdev=n0,mac=52:54:00:77:00:02 \
-		-virtfs "$sync9p" &
+		-device virtio-net-pci,netdev=n0,mac=52:54:00:77:00:02 &
 	bpid=$!
 	QPIDS+=("$bpid")
 	exec {lockfd}>&-
