@@ -161,10 +161,16 @@ for vers in 3 4.1 4.2; do
 	round - "$vers" 10.0.0.1
 	round - "$vers" fd00::1
 done
-for vers in 3 4.1 4.2; do
-	round ns1 "$vers" 10.0.0.1
-done
-round ns1 4.2 fd00::1
+# rdma_rxe (SROCE_ULP_DRIVER=rxe) has its UDP socket in the initial
+# namespace only: a client in ns1 never connects (6.12).
+if [ "$ULP_LINK_TYPE" = rxe ]; then
+	skip "NFS from ns1" "rdma_rxe listens in the initial namespace only"
+else
+	for vers in 3 4.1 4.2; do
+		round ns1 "$vers" 10.0.0.1
+	done
+	round ns1 4.2 fd00::1
+fi
 
 # big_and_parallel: one NFSv4.2 mount from ns1: a 64 MiB file written
 # buffered by a writer whose memory cgroup holds 16 MiB (so the file goes
