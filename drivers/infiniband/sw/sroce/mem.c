@@ -378,6 +378,58 @@ int sroce_mr_atomic_write(struct sroce_mr *mr, u64 iova, const u8 *value)
 EXPORT_SYMBOL_IF_KUNIT(sroce_mr_atomic_write);
 
 /*
+ * The SGE list's next span from @cur: the SGE it lies in, and in *@n how
+ * many bytes of it (at most @len) follow the cursor.  Exhausted and empty
+ * SGEs are skipped; the cursor is not moved past the span (the caller
+ * adds what it used to cur->off).  Each call moves to a later SGE or
+ * returns, so a walk is bounded by @num_sge.
+ *
+ * Return: the SGE, or NULL when the list ends first.
+ */
+static const struct ib_sge *sroce_sgl_next(const struct ib_sge *sgl,
+					   unsigned int num_sge,
+					   struct sroce_sgl_cursor *cur,
+					   u32 len, u32 *n)
+{
+	for (; cur->sge < num_sge; cur->sge++, cur->off = 0) {
+		const struct ib_sge *sge = &sgl[cur->sge];
+
+		if (cur->off < sge->length) {
+			*n = min(len, sge->length - cur->off);
+			return sge;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * As sroce_sgl_next(), and the MR of the span looked up (lkey, @pd, the
+ * rights @access) for those bytes, its address in *@iova.  Release the
+ * MR with sroce_mr_put().
+ *
+ * Return: the MR, or NULL with the error in *@err (-ENOSPC when the
+ * list ends first).
+ */
+static struct sroce_mr *sroce_sgl_next_mr(struct sroce_dev *sdev,
+					  struct sroce_pd *pd,
+					  const struct ib_sge *sgl,
+					  unsigned int num_sge,
+					  struct sroce_sgl_cursor *cur,
+					  u32 len, int access, u64 *iova,
+					  u32 *n, int *err)
+{
+	const struct ib_sge *sge = sroce_sgl_next(sgl, num_sge, cur, len, n);
+
+	if (!sge) {
+		*err = -ENOSPC;
+		return NULL;
+	}
+	*iova = sge->addr + cur->off;
+	return sroce_mr_lookup(sdev, pd, sge->lkey, false, access, *iova, *n,
+			       err);
+}
+
+/*
  * The loop behind sroce_sgl_copy() and sroce_sgl_copy_skb(): @skb NULL
  * means @buf.  Each SGE is looked up (with its lkey, @pd, and the rights
  * @dir needs) for the part of it this call touches.
@@ -391,25 +443,13 @@ static int sroce_sgl_xfer(struct sroce_dev *sdev, struct sroce_pd *pd,
 	int access = dir == SROCE_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0;
 
 	while (len) {
-		const struct ib_sge *sge;
 		struct sroce_mr *mr;
 		u64 iova;
 		int err;
 		u32 n;
 
-		if (cur->sge >= num_sge)
-			return -ENOSPC;
-		sge = &sgl[cur->sge];
-		if (cur->off >= sge->length) {
-			cur->sge++;
-			cur->off = 0;
-			continue;
-		}
-
-		n = min(len, sge->length - cur->off);
-		iova = sge->addr + cur->off;
-		mr = sroce_mr_lookup(sdev, pd, sge->lkey, false, access, iova, n,
-				     &err);
+		mr = sroce_sgl_next_mr(sdev, pd, sgl, num_sge, cur, len, access,
+				       &iova, &n, &err);
 		if (!mr)
 			return err;
 		if (skb)
@@ -510,24 +550,16 @@ int sroce_sgl_attach_skb(struct sroce_dev *sdev, struct sroce_pd *pd,
 	void *buf;
 
 	while (len) {
-		const struct ib_sge *sge;
 		struct sroce_mr *mr;
-		int err, n;
+		u64 iova;
+		int err;
+		u32 n;
 
-		if (cur->sge >= num_sge)
-			return -ENOSPC;
-		sge = &sgl[cur->sge];
-		if (cur->off >= sge->length) {
-			cur->sge++;
-			cur->off = 0;
-			continue;
-		}
-		n = min(len, sge->length - cur->off);
-		mr = sroce_mr_lookup(sdev, pd, sge->lkey, false, 0,
-				     sge->addr + cur->off, n, &err);
+		mr = sroce_sgl_next_mr(sdev, pd, sgl, num_sge, cur, len, 0,
+				       &iova, &n, &err);
 		if (!mr)
 			return err;
-		err = sroce_mr_attach_skb(mr, sge->addr + cur->off, skb, n);
+		err = sroce_mr_attach_skb(mr, iova, skb, n);
 		sroce_mr_put(mr);
 		if (err < 0)
 			return err;
@@ -563,14 +595,8 @@ int sroce_sgl_advance(const struct ib_sge *sgl, unsigned int num_sge,
 	while (len) {
 		u32 n;
 
-		if (cur->sge >= num_sge)
+		if (!sroce_sgl_next(sgl, num_sge, cur, len, &n))
 			return -ENOSPC;
-		if (cur->off >= sgl[cur->sge].length) {
-			cur->sge++;
-			cur->off = 0;
-			continue;
-		}
-		n = min(len, sgl[cur->sge].length - cur->off);
 		cur->off += n;
 		len -= n;
 	}
