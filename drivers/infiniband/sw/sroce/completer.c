@@ -211,13 +211,18 @@ static bool sroce_comp_in_order(struct sroce_qp *qp, u32 psn)
 /*
  * A FLUSH or ATOMIC WRITE is answered by an RDMA READ response ONLY
  * without payload (IBA oA19-13, oA19-30): it is complete, its data
- * placed (and, for a FLUSH, made visible) at the peer.
+ * placed (and, for a FLUSH, made visible) at the peer.  The form of ICRC
+ * the FLUSH went with is the one the peer takes (requester.c,
+ * sroce_req_tx()).
  */
 static void sroce_comp_pmem_resp(struct sroce_qp *qp,
 				 const struct sroce_pkt *pkt,
 				 struct sroce_send_wqe *wqe)
 {
 	bool only = (pkt->flags & SROCE_F_ONLY) == SROCE_F_ONLY;
+
+	if (wqe->wr.opcode == IB_WR_FLUSH)
+		qp->req.flush_rxe = wqe->flush_rxe;
 
 	sroce_wqe_done(qp, wqe, only && !pkt->payload_len ? IB_WC_SUCCESS :
 							    IB_WC_BAD_RESP_ERR);

@@ -215,3 +215,24 @@ int sroce_icrc_skb(struct sk_buff *skb, int nhoff, unsigned int len,
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_icrc_skb);
+
+/**
+ * sroce_icrc_rxe_flush() - turn a FLUSH's ICRC into the one rdma_rxe uses
+ * @icrc: the ICRC by the rules, of a FLUSH with no payload; updated
+ * @bth: the packet from its BTH to the end of its pad
+ * @len: bytes at @bth
+ *
+ * rdma_rxe's opcode table gives RC FLUSH no payload offset (rxe_opcode.c,
+ * IB_OPCODE_RC_FLUSH: no [RXE_PAYLOAD]; Linux 6.2 to at least 6.12), so
+ * it takes the whole packet from the BTH for the payload: the ICRC it
+ * sends and the one it wants go on, after the headers, over the BTH,
+ * FETH and RETH a second time, unmasked.  A FLUSH with the ICRC the IBTA
+ * defines is dropped as corrupt and never answered.
+ */
+void sroce_icrc_rxe_flush(__le32 *icrc, const void *bth, unsigned int len)
+{
+	u32 crc = ~le32_to_cpu(*icrc);
+
+	*icrc = cpu_to_le32(~sroce_crc32(crc, bth, len));
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_icrc_rxe_flush);

@@ -17,5 +17,6 @@ extern bool sroce_loopback_icrc;
 int sroce_icrc_buf(const void *iphdr, unsigned int len, __le32 *icrc);
 int sroce_icrc_skb(struct sk_buff *skb, int nhoff, unsigned int len,
 		   __le32 *icrc);
+void sroce_icrc_rxe_flush(__le32 *icrc, const void *bth, unsigned int len);
 
 #endif /* SROCE_ICRC_H */

@@ -453,6 +453,33 @@ static int sroce_req_payload(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 			      &qp->req.cur, dst, len, SROCE_FROM_MR);
 }
 
+/*
+ * rdma_rxe (Linux 6.2 to at least 6.12) wants a FLUSH's ICRC in a form of
+ * its own and drops one made by the rules as corrupt, silently (icrc.c,
+ * sroce_icrc_rxe_flush()), and nothing on the wire tells rxe from another
+ * peer.  So a FLUSH goes out in the form its QP's peer answered last, the
+ * IBTA's at first, and each time it is sent again (a timeout, a go-back-N)
+ * in the other: against rxe, the first FLUSH of a QP costs one ACK
+ * timeout and one retry; against any other peer nothing, unless packets
+ * are lost (then a FLUSH sent again may need one more).  sroce takes
+ * either form (rx.c).
+ */
+static int sroce_req_tx(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
+			const struct sroce_av *av, struct sk_buff *skb)
+{
+	int err;
+
+	if (wqe->wr.opcode != IB_WR_FLUSH)
+		return sroce_tx(qp, av, skb);
+	wqe->flush_rxe = qp->req.flush_rxe ^ (wqe->flush_sends & 1);
+	wqe->flush_sends++;
+	err = wqe->flush_rxe ? sroce_tx_rxe_flush(qp, av, skb) :
+			       sroce_tx(qp, av, skb);
+	if (err)
+		wqe->flush_sends--;
+	return err;
+}
+
 /* Build and send the next packet of @wqe, advancing the requester. */
 static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 {
@@ -499,7 +526,7 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 		qp->req.offset += len;
 	}
 	qp->req.since_ackreq = pkt.ack_req ? 0 : qp->req.since_ackreq + 1;
-	err = sroce_tx(qp, av, skb);
+	err = sroce_req_tx(qp, wqe, av, skb);
 	if (err) {
 		WRITE_ONCE(qp->req.psn, pkt.psn);
 		qp->req.offset = offset;

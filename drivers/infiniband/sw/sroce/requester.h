@@ -41,6 +41,8 @@ enum sroce_wqe_state {
  *	response packet
  * @ssn: send sequence number
  * @rd_counted: a READ or atomic counted in req.rd_atomic
+ * @flush_sends: FLUSH: times sent (requester.c, sroce_req_tx())
+ * @flush_rxe: FLUSH: last sent with rdma_rxe's ICRC
  * @sge: the gather list (or @inline_data), sized by the QP's limits
  */
 struct sroce_send_wqe {
@@ -55,6 +57,8 @@ struct sroce_send_wqe {
 	u32 last_psn;
 	u32 ssn;
 	bool rd_counted;
+	u8 flush_sends;
+	bool flush_rxe;
 	union {
 		DECLARE_FLEX_ARRAY(struct ib_sge, sge);
 		DECLARE_FLEX_ARRAY(u8, inline_data);
@@ -73,6 +77,7 @@ struct sroce_send_wqe {
  * @ssn: next send sequence number
  * @since_ackreq: packets sent since the last one with AckReq
  * @cur: where in WQE @next's gather list @offset is
+ * @flush_rxe: the peer last answered a FLUSH sent with rdma_rxe's ICRC
  */
 struct sroce_req {
 	u32 psn;
@@ -84,6 +89,7 @@ struct sroce_req {
 	u32 ssn;
 	u32 since_ackreq;
 	struct sroce_sgl_cursor cur;
+	bool flush_rxe;
 };
 
 /*

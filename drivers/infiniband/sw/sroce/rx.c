@@ -259,10 +259,32 @@ static bool sroce_rx_from_peer(const struct sroce_qp *qp,
 }
 
 /*
+ * A FLUSH from rdma_rxe carries rxe's own ICRC (icrc.c,
+ * sroce_icrc_rxe_flush()).  Taken too, but only for a FLUSH of exactly
+ * its headers, the one shape in which rxe's ICRC covers all the packet:
+ * @len from the BTH to the end, @want the ICRC by the rules.
+ */
+static bool sroce_rx_rxe_flush(struct sroce_dev *sdev, struct sk_buff *skb,
+			       unsigned int len, __le32 want, __le32 got)
+{
+	u8 hdr[SROCE_BTH_LEN + SROCE_FETH_LEN + SROCE_RETH_LEN];
+
+	if (len != sizeof(hdr) + SROCE_ICRC_LEN ||
+	    skb_copy_bits(skb, 0, hdr, sizeof(hdr)) ||
+	    hdr[0] != SROCE_OPCODE(RC, FLUSH))
+		return false;
+	sroce_icrc_rxe_flush(&want, hdr, sizeof(hdr));
+	if (want != got)
+		return false;
+	sroce_count(sdev, SROCE_CNT_RX_RXE_FLUSH_ICRC);
+	return true;
+}
+
+/*
  * Trim the skb to the UDP payload and check its ICRC; skb->data ends up at
  * the BTH.  Returns the length from the BTH to the end, ICRC included.
  */
-static int sroce_rx_unwrap(struct sk_buff *skb)
+static int sroce_rx_unwrap(struct sroce_dev *sdev, struct sk_buff *skb)
 {
 	const struct sroce_opcode_info *info;
 	unsigned int ulen = ntohs(udp_hdr(skb)->len);
@@ -281,7 +303,7 @@ static int sroce_rx_unwrap(struct sk_buff *skb)
 			   &want))
 		return -EINVAL;
 	if (skb_copy_bits(skb, len - SROCE_ICRC_LEN, &got, sizeof(got)) ||
-	    want != got)
+	    (want != got && !sroce_rx_rxe_flush(sdev, skb, len, want, got)))
 		return -EBADMSG;
 checked:
 	/* The headers must be linear for parsing; the payload need not. */
@@ -309,7 +331,7 @@ void sroce_rx_process(struct sroce_qp *qp, struct sk_buff *skb)
 		sroce_count(sdev, SROCE_CNT_RX_DROP_PEER);
 		return;
 	}
-	len = sroce_rx_unwrap(skb);
+	len = sroce_rx_unwrap(sdev, skb);
 	if (len < 0) {
 		sroce_count(sdev, len == -EBADMSG ? SROCE_CNT_RX_DROP_ICRC :
 				  SROCE_CNT_RX_DROP_MALFORMED);

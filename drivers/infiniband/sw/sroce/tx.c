@@ -383,8 +383,12 @@ static struct dst_entry *sroce_route6(struct net *net, struct sock *sk,
 	return ipv6_stub->ipv6_dst_lookup_flow(net, sk, &fl6, NULL);
 }
 
-/* The ICRC, over the packet from its IP header to the pad. */
-static int sroce_set_icrc(struct sk_buff *skb, __le32 *slot)
+/*
+ * The ICRC, over the packet from its IP header to the pad; rdma_rxe's
+ * form of it if @rxe_bth, the BTH of a FLUSH (linear: it has no payload).
+ */
+static int sroce_set_icrc(struct sk_buff *skb, __le32 *slot,
+			  const u8 *rxe_bth)
 {
 	unsigned int len = skb->len - SROCE_ICRC_LEN;
 	__le32 icrc;
@@ -394,9 +398,12 @@ static int sroce_set_icrc(struct sk_buff *skb, __le32 *slot)
 		err = sroce_icrc_skb(skb, 0, len, &icrc);
 	else
 		err = sroce_icrc_buf(skb->data, len, &icrc);
-	if (!err)
-		put_unaligned(icrc, slot);
-	return err;
+	if (err)
+		return err;
+	if (rxe_bth && !skb_is_nonlinear(skb))
+		sroce_icrc_rxe_flush(&icrc, rxe_bth, (u8 *)slot - rxe_bth);
+	put_unaligned(icrc, slot);
+	return 0;
 }
 
 /*
@@ -443,9 +450,10 @@ static int sroce_tx_queue_full(struct sroce_qp *qp)
 	return -ENOBUFS;
 }
 
-int sroce_tx(struct sroce_qp *qp, const struct sroce_av *av,
-	     struct sk_buff *skb)
+static int sroce_tx_one(struct sroce_qp *qp, const struct sroce_av *av,
+			struct sk_buff *skb, bool rxe_icrc)
 {
+	const u8 *bth = rxe_icrc ? skb->data : NULL;
 	struct sroce_dev *sdev = sroce_qp_dev(qp);
 	struct net *net = dev_net(sdev->ndev);
 	bool ipv4 = sroce_av_is_ipv4(av);
@@ -469,7 +477,7 @@ int sroce_tx(struct sroce_qp *qp, const struct sroce_av *av,
 	 */
 	skb->priority = rt_tos2priority(av->tclass);
 	if (!sroce_av_is_loopback(av) || sroce_loopback_icrc) {
-		if (sroce_set_icrc(skb, icrc))
+		if (sroce_set_icrc(skb, icrc, bth))
 			goto drop;
 	} else {
 		/* No wire, no ICRC (icrc.c); the slot stays, for the lengths. */
@@ -503,4 +511,20 @@ drop:
 	sroce_count(sdev, SROCE_CNT_TX_DROPPED);
 	kfree_skb(skb);
 	return 0;
+}
+
+int sroce_tx(struct sroce_qp *qp, const struct sroce_av *av,
+	     struct sk_buff *skb)
+{
+	return sroce_tx_one(qp, av, skb, false);
+}
+
+/*
+ * A FLUSH whose ICRC is rdma_rxe's (icrc.c, sroce_icrc_rxe_flush()); the
+ * requester sends it that way when a FLUSH went unanswered (requester.c).
+ */
+int sroce_tx_rxe_flush(struct sroce_qp *qp, const struct sroce_av *av,
+		       struct sk_buff *skb)
+{
+	return sroce_tx_one(qp, av, skb, true);
 }

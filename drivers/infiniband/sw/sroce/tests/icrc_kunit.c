@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * KUnit suite for the sroce ICRC (icrc.c): sroce_icrc_buf() and
- * sroce_icrc_skb().
+ * KUnit suite for the sroce ICRC (icrc.c): sroce_icrc_buf(),
+ * sroce_icrc_skb() and sroce_icrc_rxe_flush().
  *
  * What it proves:
  *  - the known-good vectors of tests/icrc_vectors.h, among them a CNP
@@ -19,6 +19,8 @@
  *    something that is not RoCEv2, which is refused);
  *  - what is not IP/UDP/BTH, or does not fit the skb, is -EINVAL, and
  *    nothing outside the given range is read (exact-size buffers: KASAN);
+ *  - rdma_rxe's form of a FLUSH's ICRC is the IBTA ICRC of the packet
+ *    followed by a copy of its BTH, FETH and RETH (icrc_rxe_flush_test);
  *  - every CRC-32 candidate this kernel has (crc.c: crc32_le() and the
  *    crypto API's crc32, e.g. crc32-pclmul) gives what crc32_le() gives
  *    at every length and alignment, and the vectors' ICRCs with it in use.
@@ -609,6 +611,36 @@ static void icrc_vectors_every_crc_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_crc_use(SROCE_CRC_NR), -EINVAL);
 }
 
+/*
+ * rdma_rxe's ICRC of a FLUSH (sroce_icrc_rxe_flush()), as its rxe_icrc.c
+ * makes it with FLUSH's payload offset 0: the IBTA ICRC of a packet that
+ * goes on after the RETH with a raw copy of the BTH, FETH and RETH.
+ */
+static void icrc_rxe_flush_test(struct kunit *test)
+{
+	/* IPv4, UDP, BTH (RC FLUSH, AckReq), FETH, RETH; then the copy */
+	u8 pkt[20 + 8 + 32 + 32] = {
+		0x45, 0x02, 0x00, 0x40, 0x12, 0x34, 0x40, 0x00, 0x40, 0x11,
+		0x00, 0x00, 0xc0, 0xa8, 0x4d, 0x02, 0xc0, 0xa8, 0x4d, 0x01,
+		0xc0, 0x01, 0x12, 0xb7, 0x00, 0x2c, 0x00, 0x00,
+		0x1c, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x11,
+		0x80, 0x12, 0x34, 0x56, 0x00, 0x00, 0x00, 0x01,
+		0x00, 0x00, 0x7f, 0x00, 0x12, 0x34, 0x50, 0x00,
+		0x00, 0x00, 0x12, 0x34, 0x00, 0x00, 0x10, 0x00,
+	};
+	__le32 rules, rxe;
+
+	memcpy(pkt + 60, pkt + 28, 32);
+	KUNIT_ASSERT_EQ(test, icrc_buf(pkt, 60, &rules), 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(rules),
+			le32_to_cpu(icrc_reference(pkt, 60)));
+	rxe = rules;
+	sroce_icrc_rxe_flush(&rxe, pkt + 28, 32);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(rxe),
+			le32_to_cpu(icrc_reference(pkt, sizeof(pkt))));
+	KUNIT_EXPECT_NE(test, le32_to_cpu(rxe), le32_to_cpu(rules));
+}
+
 static struct kunit_case sroce_icrc_cases[] = {
 	KUNIT_CASE(icrc_vectors_buf_test),
 	KUNIT_CASE(icrc_vectors_skb_linear_test),
@@ -621,6 +653,7 @@ static struct kunit_case sroce_icrc_cases[] = {
 	KUNIT_CASE(icrc_skb_range_test),
 	KUNIT_CASE(icrc_crc_candidates_test),
 	KUNIT_CASE(icrc_vectors_every_crc_test),
+	KUNIT_CASE(icrc_rxe_flush_test),
 	{}
 };
 
