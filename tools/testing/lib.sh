@@ -420,6 +420,24 @@ topo_routed_veth_clean() {
 	return 0
 }
 
+# cm_pair NAME SERVER-CMD... -- CLIENT-CMD...: an rdma_cm program pair,
+# server in ns0, then client in ns1; both must exit 0.  $server is the
+# server's pid while it runs (for a cleanup trap).
+cm_pair() {
+	local name=$1 s=() rc=0
+	shift
+	while [ "$1" != -- ]; do s+=("$1"); shift; done
+	shift
+	run_ns ns0 timeout 120 "${s[@]}" >server.log 2>&1 &
+	server=$!
+	sleep 2
+	check "$name (client)" run_ns ns1 timeout 120 "$@"
+	wait "$server" || rc=$?
+	if [ $rc -eq 0 ]; then ok "$name (server)"; else
+		not_ok "$name (server)" "exit $rc" "$(tail -n 20 server.log)"; fi
+	server=
+}
+
 # topo_clean: delete the namespaces (and so the veths) of either topology.
 topo_clean() {
 	local ns

@@ -100,12 +100,20 @@ wait "$dump"
 check_output "the RoCE frames on veth1 are tagged VLAN 100, priority 5" \
 	'vlan 100, p 5.*4791' cat tcpdump.log
 diag "tcpdump -e on veth1:" "$(grep -m 2 "vlan 100" tcpdump.log)"
-run_ns ns0 timeout 60 rping -s -a 10.1.0.1 -C 50 -V >server.log 2>&1 &
-server=$!
-sleep 2
-check "rping over the VLAN (rdma_cm), 50 x 64 B, data checked" \
-	run_ns ns1 timeout 60 rping -c -a 10.1.0.1 -C 50 -V
-wait "$server" || diag "rping server failed:" "$(cat server.log)"
+# rdma_cm over the VLAN's addresses: it resolves them to the VLAN's GIDs;
+# udaddy's UD (and the CM's own MADs on QP1) come in through the VLAN.
+cm_pair "rping over the VLAN, IPv4, 50 x 64 B, data checked" \
+	rping -s -a 10.1.0.1 -C 50 -V -- rping -c -a 10.1.0.1 -C 50 -V
+cm_pair "rping over the VLAN, IPv6, 20 x 1 KiB, data checked" \
+	rping -s -a fd01::1 -C 20 -S 1024 -V -- rping -c -a fd01::1 -C 20 -S 1024 -V
+cm_pair "ucmatose over the VLAN, IPv4, 2 connections" \
+	ucmatose -b 10.1.0.1 -c 2 -C 10 -- ucmatose -s 10.1.0.1 -c 2 -C 10
+cm_pair "ucmatose over the VLAN, IPv6" \
+	ucmatose -b fd01::1 -f ipv6 -C 10 -- ucmatose -s fd01::1 -f ipv6 -C 10
+cm_pair "udaddy over the VLAN, IPv4" \
+	udaddy -b 10.1.0.1 -C 10 -- udaddy -s 10.1.0.1 -C 10
+cm_pair "udaddy over the VLAN, IPv6" \
+	udaddy -b fd01::1 -f ipv6 -C 10 -- udaddy -s fd01::1 -f ipv6 -C 10
 
 topo_clean
 check "unload" sroce_unload

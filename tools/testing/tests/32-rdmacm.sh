@@ -13,23 +13,6 @@ require_sroce
 cleanup() { [ -n "${server:-}" ] && kill "$server" 2>/dev/null; topo_clean; }
 trap cleanup EXIT
 
-# cm_pair NAME SERVER-CMD... -- CLIENT-CMD...: server in ns0, then client
-# in ns1; both must exit 0.
-cm_pair() {
-	local name=$1 s=() rc=0
-	shift
-	while [ "$1" != -- ]; do s+=("$1"); shift; done
-	shift
-	run_ns ns0 timeout 120 "${s[@]}" >server.log 2>&1 &
-	server=$!
-	sleep 2
-	check "$name (client)" run_ns ns1 timeout 120 "$@"
-	wait "$server" || rc=$?
-	if [ $rc -eq 0 ]; then ok "$name (server)"; else
-		not_ok "$name (server)" "exit $rc" "$(tail -n 20 server.log)"; fi
-	server=
-}
-
 topo_veth
 run_ns ns0 rdma link add sroce0 type sroce netdev veth0
 run_ns ns1 rdma link add sroce1 type sroce netdev veth1
