@@ -217,11 +217,12 @@ enum {
 enum { MW_OP_BIND = 1, MW_OP_INV, MW_OP_DEALLOC, MW_OP_DEREG_BUSY };
 enum { MW_MR_MAIN, MW_MR_NOBIND, MW_MR_SMALL };
 /*
- * The server's windows: type 1 (bound by ibv_bind_mw()), type 2, and the
+ * The server's windows: type 1 (bound by ibv_bind_mw()), type 2, the
  * type 1 window bound by an IBV_WR_BIND_MW work request as a raw user may
- * (librxe's ibv_bind_mw() refuses some binds itself).
+ * (librxe's ibv_bind_mw() refuses some binds itself), and a type 2 window
+ * kept when the connection goes (its QP destroyed under it).
  */
-enum { MW_T1 = 1, MW_T2, MW_T1_WR };
+enum { MW_T1 = 1, MW_T2, MW_T1_WR, MW_T2_KEPT };
 
 struct msg {
 	uint32_t cmd;
@@ -796,6 +797,7 @@ struct server {
 	struct conn *conn;
 	struct ibv_mw *mw;		/* type 2 */
 	struct ibv_mw *mw1;		/* type 1 */
+	struct ibv_mw *mw_kept;		/* type 2, outlives connections */
 	struct ibv_mr *mr_nobind;	/* the buffer, without MW_BIND */
 	struct ibv_mr *mr_small;	/* [MW_OFF, + MW_LEN), with MW_BIND */
 };
@@ -957,7 +959,7 @@ static struct ibv_mw **server_mwp(struct server *s, int kind)
 {
 	if (kind == MW_T1 || kind == MW_T1_WR)
 		return &s->mw1;
-	return &s->mw;
+	return kind == MW_T2_KEPT ? &s->mw_kept : &s->mw;
 }
 
 /*
@@ -1305,6 +1307,8 @@ static int server_main(const struct opts *o)
 	}
 	close(fd);
 	server_drop_conn(&s);
+	if (s.mw_kept)
+		ibv_dealloc_mw(s.mw_kept);
 	side_close(&s.side);
 	free(m);
 	return quit ? 0 : 1;
@@ -2472,7 +2476,7 @@ static int t_send_inv(struct client *c, const void *arg)
  * A memory window case is a script of steps on the server's windows and
  * the client's accesses through them.  An access that must be refused
  * (S_DENIED*, S_SEND_INV_BAD) or a bind that must fail (S_BIND_BAD) puts a
- * QP in error, so it is the last step.
+ * QP in error, so it is the last step, or an S_RECONNECT follows.
  */
 enum {
 	S_END,
@@ -2490,6 +2494,7 @@ enum {
 	S_DEREG_BUSY,	/* the server's dereg of an MR with a window: EBUSY */
 	S_DENIED_VA,	/* S_DENIED at the buffer's own address, even for a
 			 * zero-based window */
+	S_RECONNECT,	/* new QPs: the server destroys its QP */
 };
 
 struct mw_step {
@@ -2646,6 +2651,9 @@ static int mw_step(struct client *c, const struct mw_step *st, struct mw_keys *k
 	case S_DENIED:
 	case S_DENIED_VA:
 		return mw_access(c, st, ks);
+	case S_RECONNECT:
+		conn_drop(c);
+		return conn_get(c);
 	case S_INV:
 	case S_INV_BAD:
 		if (mw_rpc(c, st, MW_OP_INV, k))
@@ -2666,7 +2674,7 @@ static int mw_step(struct client *c, const struct mw_step *st, struct mw_keys *k
 
 struct mw_case {
 	const char *desc;
-	struct mw_step step[8];
+	struct mw_step step[10];
 };
 
 static int t_mw(struct client *c, const void *arg)
@@ -2780,6 +2788,16 @@ static const struct mw_case mw_cases[] = {
 		MW_BIND(MW_T1_WR, 0, MW_RW, MW_OFF, MW_LEN),
 		MW_DO(S_WRITE, 0, MW_OFF + 1, 1000),
 		{ S_BIND_BAD, MW_T1_WR, 1, MW_MR_MAIN, MW_RW | MW_ZB, MW_OFF, MW_LEN } } },
+	{ "type 2 window whose QP is destroyed: its rkey is refused, it binds again"
+	  " through the new QP, dealloc works", {
+		MW_BIND(MW_T2_KEPT, 0, MW_RW, MW_OFF, MW_LEN),
+		MW_DO(S_WRITE, 0, MW_OFF, 100),
+		MW_DO(S_RECONNECT, 0, 0, 0),
+		MW_DENY(0, IBV_WR_RDMA_WRITE, MW_OFF, 64),
+		MW_DO(S_RECONNECT, 0, 0, 0),
+		MW_BIND(MW_T2_KEPT, 1, MW_RW, MW_OFF, 4096),
+		MW_DO(S_WRITE, 1, MW_OFF, 4096),
+		{ S_DEALLOC, MW_T2_KEPT, 0, 0, 0, 0, 0 } } },
 };
 
 /* -------------------------------------------------------------- errors ---- */

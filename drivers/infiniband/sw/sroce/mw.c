@@ -237,6 +237,8 @@ static void sroce_mw_set(struct sroce_mw *mw, struct sroce_qp *qp,
 	if (mw->ibmw.type == IB_MW_TYPE_2) {
 		mw->qp = qp;
 		mw->qpn = qp->ibqp.qp_num;
+		/* Its destroy_qp looks for windows (sroce_mw_qp_destroy()). */
+		qp->mw_bound = true;
 	}
 	mw->state = SROCE_MW_VALID;
 	/* Lookups read it before the lock: the lock orders the rest. */
@@ -353,6 +355,65 @@ int sroce_key_invalidate(struct sroce_qp *qp, u32 key, bool remote)
 	if (old)
 		sroce_mr_unref(old);
 	return err;
+}
+
+/*
+ * Free type 2 window @mw if it is bound through @qp, which is being
+ * destroyed.  Returns the MR reference to drop.
+ */
+static struct sroce_mr *sroce_mw_drop_qp(struct sroce_mw *mw,
+					 const struct sroce_qp *qp)
+{
+	struct sroce_mr *old = NULL;
+
+	spin_lock_bh(&mw->lock);
+	if (mw->ibmw.type == IB_MW_TYPE_2 && mw->state == SROCE_MW_VALID &&
+	    sroce_mw_bound_to(mw, qp)) {
+		old = sroce_mw_unbind(mw);
+		mw->state = SROCE_MW_FREE;
+	}
+	spin_unlock_bh(&mw->lock);
+	return old;
+}
+
+/**
+ * sroce_mw_qp_destroy - free the type 2 windows bound through a QP
+ * @qp: a QP being destroyed, its engine stopped: nothing binds through it
+ *	or reaches a window through it any more
+ *
+ * The windows become free as after an invalidation, and their MRs may
+ * be deregistered.  There is no list per QP: the device's windows are
+ * walked (at most SROCE_MAX_MW, each a spinlock and a compare, pausing
+ * every 64 for the scheduler), and only if @qp ever bound a type 2
+ * window.  A window being deallocated meanwhile is left to dealloc_mw,
+ * which unbinds it without looking at its QP.
+ *
+ * Context: process context (destroy_qp).
+ */
+void sroce_mw_qp_destroy(struct sroce_qp *qp)
+{
+	struct sroce_dev *sdev = sroce_qp_dev(qp);
+	unsigned int n = 0;
+	struct sroce_mr *old;
+	struct sroce_mw *mw;
+	unsigned long index;
+
+	might_sleep();
+	if (!qp->mw_bound)
+		return;
+	rcu_read_lock();
+	xa_for_each_start(&sdev->mw_table.xa, index, mw, SROCE_MW_INDEX_MIN) {
+		old = sroce_mw_drop_qp(mw, qp);
+		if (!old && ++n % 64)
+			continue;
+		/* The walk goes on from index: no window is held across. */
+		rcu_read_unlock();
+		if (old)
+			sroce_mr_unref(old);
+		cond_resched();
+		rcu_read_lock();
+	}
+	rcu_read_unlock();
 }
 
 /* ------------------------------------------------------------ lookup */

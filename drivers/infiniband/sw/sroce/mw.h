@@ -24,6 +24,11 @@
  * access is checked against [0, @length) and lands at @addr + offset
  * (sroce_mw_iova()).  sroce_rkey_lookup() hands the caller that address.
  *
+ * A type 2 window and its QP.  Destroying the QP frees the type 2 windows
+ * bound through it, as an invalidation would (sroce_mw_qp_destroy()): they
+ * release their MR and may be bound again through another QP.  So a
+ * window's @qp never outlives the QP.
+ *
  * Consistency (the fast-reg rule of mr.h, for windows).  Binds,
  * invalidations and dealloc take the window's spinlock.  mw->mr changes
  * only under the write lock of the MR it leaves (unbind: to NULL) or
@@ -90,9 +95,8 @@ enum sroce_mw_state {
  * @length: its length; 0 when not bound
  * @mr: the MR bound to, referenced and counted in its nr_mw; NULL if none
  * @qp: type 2: the QP the window is bound to.  Only compared, never
- *	dereferenced (no reference is held)
- * @qpn: type 2: its number: a QP created later at the same address has
- *	another (QP numbers are allocated cyclically)
+ *	dereferenced (no reference is held: its destroy_qp frees the window)
+ * @qpn: type 2: its number, checked too (QP numbers are cyclic)
  */
 struct sroce_mw {
 	struct ib_mw ibmw;
@@ -139,6 +143,7 @@ u64 sroce_mw_iova(const struct sroce_mw *mw, u64 iova);
 
 int sroce_mw_bind(struct sroce_qp *qp, const struct rxe_send_wr *wr);
 int sroce_key_invalidate(struct sroce_qp *qp, u32 key, bool remote);
+void sroce_mw_qp_destroy(struct sroce_qp *qp);
 struct sroce_mr *sroce_rkey_lookup(struct sroce_qp *qp, u32 rkey, int access,
 				   u64 *iova, u64 length, int *err);
 
