@@ -2492,6 +2492,7 @@ enum {
 	S_SEND_INV_BAD,	/* it completes with IBV_WC_REM_INV_REQ_ERR */
 	S_DEALLOC,	/* the server deallocates its window of this type */
 	S_DEREG_BUSY,	/* the server's dereg of an MR with a window: EBUSY */
+	S_AWRITE,	/* ATOMIC_WRITE through key[k], value checked */
 	S_DENIED_VA,	/* S_DENIED at the buffer's own address, even for a
 			 * zero-based window */
 	S_RECONNECT,	/* new QPs: the server destroys its QP */
@@ -2598,6 +2599,8 @@ static int mw_read_atomic(struct client *c, const struct mw_step *st, uint32_t r
 	c->rh.rkey = rkey;
 	if (st->op == S_READ)
 		ret = do_read(c, &x);
+	else if (st->op == S_AWRITE)
+		ret = t_atomic_write(c, &(struct atomic_case){ st->off, 1 });
 	else if (rpc_u64(c, CMD_SET64, st->off, &v))
 		ret = FAIL;
 	else
@@ -2648,6 +2651,7 @@ static int mw_step(struct client *c, const struct mw_step *st, struct mw_keys *k
 	case S_WRITE:
 	case S_READ:
 	case S_FADD:
+	case S_AWRITE:
 	case S_DENIED:
 	case S_DENIED_VA:
 		return mw_access(c, st, ks);
@@ -2677,17 +2681,33 @@ struct mw_case {
 	struct mw_step step[10];
 };
 
+/* Why the ATOMIC_WRITEs of a case cannot be tried, or NULL. */
+static const char *mw_no_atomic_write(struct client *c, const struct mw_case *mc)
+{
+	const struct mw_step *st;
+
+	for (st = mc->step; st->op != S_END; st++)
+		if (st->op == S_AWRITE ||
+		    (st->op == S_DENIED && st->wr == IBV_WR_ATOMIC_WRITE))
+			return no_atomic_write(c);
+	return NULL;
+}
+
 static int t_mw(struct client *c, const void *arg)
 {
 	const struct mw_case *mc = arg;
 	const struct mw_step *st;
 	struct mw_keys ks = { { 0 }, { 0 } };
+	const char *why;
 	int i;
 
 	if (!c->rh.mw_ok)
 		return skip(c, "the server has no type 2 memory windows");
 	if (conn_get(c) != PASS)
 		return FAIL;
+	why = mw_no_atomic_write(c, mc);
+	if (why)
+		return skip(c, "%s", why);
 	for (i = 0; i < 4; i++)
 		ks.base[i] = c->rh.addr;
 	for (st = mc->step; st->op != S_END; st++) {
@@ -2788,6 +2808,25 @@ static const struct mw_case mw_cases[] = {
 		MW_BIND(MW_T1_WR, 0, MW_RW, MW_OFF, MW_LEN),
 		MW_DO(S_WRITE, 0, MW_OFF + 1, 1000),
 		{ S_BIND_BAD, MW_T1_WR, 1, MW_MR_MAIN, MW_RW | MW_ZB, MW_OFF, MW_LEN } } },
+	{ "ATOMIC_WRITE lands through a type 2 (READ, WRITE) and a type 1 (WRITE only)"
+	  " window", {
+		MW_BIND(2, 0, MW_RW, MW_OFF, MW_LEN),
+		MW_DO(S_AWRITE, 0, MW_OFF + 64, 8),
+		MW_BIND(1, 1, IBV_ACCESS_REMOTE_WRITE, MW_OFF, MW_LEN),
+		MW_DO(S_AWRITE, 1, MW_OFF + MW_LEN - 8, 8) } },
+	{ "type 2 window with READ and atomics, no WRITE: ATOMIC_WRITE refused", {
+		MW_BIND(2, 0, IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC, MW_OFF,
+			MW_LEN),
+		MW_DO(S_FADD, 0, MW_OFF + 64, 8),
+		MW_DENY(0, IBV_WR_ATOMIC_WRITE, MW_OFF + 64, 8) } },
+	{ "type 1 window, READ only: ATOMIC_WRITE refused", {
+		MW_BIND(1, 0, IBV_ACCESS_REMOTE_READ, MW_OFF, MW_LEN),
+		MW_DENY(0, IBV_WR_ATOMIC_WRITE, MW_OFF, 8) } },
+	{ "zero-based type 2 window: ATOMIC_WRITE of its last word; past its end"
+	  " refused", {
+		MW_BIND(2, 0, MW_RW | MW_ZB, MW_OFF, MW_LEN),
+		MW_DO(S_AWRITE, 0, MW_OFF + MW_LEN - 8, 8),
+		MW_DENY(0, IBV_WR_ATOMIC_WRITE, MW_OFF + MW_LEN, 8) } },
 	{ "type 2 window whose QP is destroyed: its rkey is refused, it binds again"
 	  " through the new QP, dealloc works", {
 		MW_BIND(MW_T2_KEPT, 0, MW_RW, MW_OFF, MW_LEN),
