@@ -209,13 +209,20 @@ enum {
 };
 
 /*
- * CMD_MW: count = the operation; wr_id = the window type (1 or 2) |
+ * CMD_MW: count = the operation; wr_id = the window (MW_T*) |
  * MW_MR_* << 8; limit = the window's access flags; val = an rkey (in:
  * MW_OP_INV; out: the window's rkey after MW_OP_BIND); wc[0] = the bind's
  * or the LOCAL_INV's completion.
  */
 enum { MW_OP_BIND = 1, MW_OP_INV, MW_OP_DEALLOC, MW_OP_DEREG_BUSY };
 enum { MW_MR_MAIN, MW_MR_NOBIND, MW_MR_SMALL };
+/*
+ * The server's windows: type 1 (bound by ibv_bind_mw()), type 2, the
+ * type 1 window bound by an IBV_WR_BIND_MW work request as a raw user may
+ * (librxe's ibv_bind_mw() refuses some binds itself), and a type 2 window
+ * kept when the connection goes (its QP destroyed under it).
+ */
+enum { MW_T1 = 1, MW_T2, MW_T1_WR, MW_T2_KEPT };
 
 struct msg {
 	uint32_t cmd;
@@ -790,6 +797,7 @@ struct server {
 	struct conn *conn;
 	struct ibv_mw *mw;		/* type 2 */
 	struct ibv_mw *mw1;		/* type 1 */
+	struct ibv_mw *mw_kept;		/* type 2, outlives connections */
 	struct ibv_mr *mr_nobind;	/* the buffer, without MW_BIND */
 	struct ibv_mr *mr_small;	/* [MW_OFF, + MW_LEN), with MW_BIND */
 };
@@ -946,12 +954,20 @@ static struct ibv_mr *server_mw_mr(struct server *s, int which)
 	       which == MW_MR_SMALL ? s->mr_small : s->side.mr;
 }
 
+/* The window slot of an MW_T* kind. */
+static struct ibv_mw **server_mwp(struct server *s, int kind)
+{
+	if (kind == MW_T1 || kind == MW_T1_WR)
+		return &s->mw1;
+	return kind == MW_T2_KEPT ? &s->mw_kept : &s->mw;
+}
+
 /*
- * Bind window *mwp (allocated if need be) of type 1 (ibv_bind_mw) or 2
- * (an IBV_WR_BIND_MW work request, key byte from ibv_inc_rkey) over bi;
- * the completion goes to *wc.  Returns 0 or an errno.
+ * Bind window *mwp (allocated if need be) of kind MW_T1 (ibv_bind_mw) or
+ * another (an IBV_WR_BIND_MW work request, key byte from ibv_inc_rkey)
+ * over bi; the completion goes to *wc.  Returns 0 or an errno.
  */
-static int server_bind(struct server *s, int type, struct ibv_mw **mwp,
+static int server_bind(struct server *s, int kind, struct ibv_mw **mwp,
 		       const struct ibv_mw_bind_info *bi, struct wwc *wc)
 {
 	struct ibv_send_wr wr = {
@@ -965,11 +981,12 @@ static int server_bind(struct server *s, int type, struct ibv_mw **mwp,
 	int ret;
 
 	if (!*mwp)
-		*mwp = ibv_alloc_mw(s->side.pd, type == 1 ? IBV_MW_TYPE_1 : IBV_MW_TYPE_2);
+		*mwp = ibv_alloc_mw(s->side.pd, kind == MW_T1 || kind == MW_T1_WR ?
+				    IBV_MW_TYPE_1 : IBV_MW_TYPE_2);
 	if (!*mwp)
 		return errno;
 	old = (*mwp)->rkey;
-	if (type == 1) {
+	if (kind == MW_T1) {
 		ret = ibv_bind_mw(s->conn->qp, *mwp, &b);
 	} else {
 		wr.bind_mw.mw = *mwp;
@@ -984,7 +1001,7 @@ static int server_bind(struct server *s, int type, struct ibv_mw **mwp,
 	/* ibv_bind_mw() set the new rkey; on an error, the owner undoes it. */
 	if (wc->status != IBV_WC_SUCCESS)
 		(*mwp)->rkey = old;
-	else if (type == 2)
+	else if (kind != MW_T1)
 		(*mwp)->rkey = wr.bind_mw.rkey;
 	return 0;
 }
@@ -992,7 +1009,7 @@ static int server_bind(struct server *s, int type, struct ibv_mw **mwp,
 static void serve_mw_bind(struct server *s, struct msg *m)
 {
 	int type = m->wr_id & 0xff;
-	struct ibv_mw **mwp = type == 1 ? &s->mw1 : &s->mw;
+	struct ibv_mw **mwp = server_mwp(s, type);
 	struct ibv_mw_bind_info bi = {
 		.mr = server_mw_mr(s, m->wr_id >> 8),
 		.addr = (uintptr_t)(s->side.buf + m->reg[0].off),
@@ -1041,7 +1058,7 @@ static void serve_mw_dereg_busy(struct server *s, struct msg *m)
 
 	if (!bi.mr)
 		return reply_err(m, -errno, "server: ibv_reg_mr: %s", strerror(errno));
-	ret = server_bind(s, 1, &mw, &bi, &m->wc[0]);
+	ret = server_bind(s, MW_T1, &mw, &bi, &m->wc[0]);
 	if (ret || m->wc[0].status != IBV_WC_SUCCESS) {
 		if (mw)
 			ibv_dealloc_mw(mw);
@@ -1065,7 +1082,7 @@ static void serve_mw_dereg_busy(struct server *s, struct msg *m)
 
 static void serve_mw(struct server *s, struct msg *m)
 {
-	struct ibv_mw **mwp = (m->wr_id & 0xff) == 1 ? &s->mw1 : &s->mw;
+	struct ibv_mw **mwp = server_mwp(s, m->wr_id & 0xff);
 
 	if (!s->conn)
 		return reply_err(m, -ENOTCONN, "server: no QP");
@@ -1290,6 +1307,8 @@ static int server_main(const struct opts *o)
 	}
 	close(fd);
 	server_drop_conn(&s);
+	if (s.mw_kept)
+		ibv_dealloc_mw(s.mw_kept);
 	side_close(&s.side);
 	free(m);
 	return quit ? 0 : 1;
@@ -2456,8 +2475,8 @@ static int t_send_inv(struct client *c, const void *arg)
 /*
  * A memory window case is a script of steps on the server's windows and
  * the client's accesses through them.  An access that must be refused
- * (S_DENIED, S_SEND_INV_BAD) or a bind that must fail (S_BIND_BAD) puts a
- * QP in error, so it is the last step.
+ * (S_DENIED*, S_SEND_INV_BAD) or a bind that must fail (S_BIND_BAD) puts a
+ * QP in error, so it is the last step, or an S_RECONNECT follows.
  */
 enum {
 	S_END,
@@ -2473,11 +2492,15 @@ enum {
 	S_SEND_INV_BAD,	/* it completes with IBV_WC_REM_INV_REQ_ERR */
 	S_DEALLOC,	/* the server deallocates its window of this type */
 	S_DEREG_BUSY,	/* the server's dereg of an MR with a window: EBUSY */
+	S_AWRITE,	/* ATOMIC_WRITE through key[k], value checked */
+	S_DENIED_VA,	/* S_DENIED at the buffer's own address, even for a
+			 * zero-based window */
+	S_RECONNECT,	/* new QPs: the server destroys its QP */
 };
 
 struct mw_step {
 	uint8_t op;
-	uint8_t type;		/* S_BIND*, S_DEALLOC: window type 1 or 2 */
+	uint8_t type;		/* S_BIND*, S_DEALLOC: the window, MW_T* */
 	uint8_t k;		/* which key */
 	uint8_t mr;		/* S_BIND*: MW_MR_* */
 	int wr;			/* S_BIND*: access flags; S_DENIED: opcode */
@@ -2487,6 +2510,17 @@ struct mw_step {
 
 #define MW_RW	(IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE)
 #define MW_ALL	(MW_RW | IBV_ACCESS_REMOTE_ATOMIC)
+#define MW_ZB	IBV_ACCESS_ZERO_BASED
+
+/*
+ * The keys of a window case, and how each addresses the server's buffer:
+ * from its address, or for a zero-based window from the window's start
+ * (offset off of the buffer is address off - start).
+ */
+struct mw_keys {
+	uint32_t key[4];
+	uint64_t base[4];	/* what stands for c->rh.addr with key[k] */
+};
 
 static int mw_rpc(struct client *c, const struct mw_step *st, uint32_t op,
 		  uint32_t *key)
@@ -2565,6 +2599,8 @@ static int mw_read_atomic(struct client *c, const struct mw_step *st, uint32_t r
 	c->rh.rkey = rkey;
 	if (st->op == S_READ)
 		ret = do_read(c, &x);
+	else if (st->op == S_AWRITE)
+		ret = t_atomic_write(c, &(struct atomic_case){ st->off, 1 });
 	else if (rpc_u64(c, CMD_SET64, st->off, &v))
 		ret = FAIL;
 	else
@@ -2575,29 +2611,53 @@ static int mw_read_atomic(struct client *c, const struct mw_step *st, uint32_t r
 	return ret;
 }
 
-static int mw_step(struct client *c, const struct mw_step *st, uint32_t *key)
+/* An access through key[k], at the addresses its window takes. */
+static int mw_access(struct client *c, const struct mw_step *st,
+		     const struct mw_keys *ks)
 {
 	struct xfer w = { .op = X_WRITE, .len = st->len, .loff = 64 + 3,
 			  .roff = st->off, .lsge = 2 };
+	uint32_t rkey = ks->key[st->k];
+	uint64_t addr = c->rh.addr;
+	int ret;
+
+	if (st->op != S_DENIED_VA)
+		c->rh.addr = ks->base[st->k];
+	if (st->op == S_WRITE)
+		ret = do_write(c, &w, rkey);
+	else if (st->op == S_DENIED || st->op == S_DENIED_VA)
+		ret = mw_denied(c, st, rkey);
+	else
+		ret = mw_read_atomic(c, st, rkey);
+	c->rh.addr = addr;
+	return ret;
+}
+
+static int mw_step(struct client *c, const struct mw_step *st, struct mw_keys *ks)
+{
 	struct xfer x = { .op = X_SEND, .len = 300, .loff = 8192, .roff = 64,
 			  .lsge = 1, .rsge = 1 };
-	uint32_t *k = &key[st->k];
+	uint32_t *k = &ks->key[st->k];
 
 	switch (st->op) {
 	case S_BIND:
 	case S_BIND_BAD:
 		if (mw_rpc(c, st, MW_OP_BIND, k))
 			return FAIL;
-		note(c, "type %d window rkey 0x%08x", st->type, *k);
+		note(c, "window %d rkey 0x%08x", st->type, *k);
+		ks->base[st->k] = st->wr & MW_ZB ? 0 - st->off : c->rh.addr;
 		return mw_wc_is(c, "the bind", st->op == S_BIND ? IBV_WC_SUCCESS :
 				IBV_WC_MW_BIND_ERR, IBV_WC_BIND_MW);
 	case S_WRITE:
-		return do_write(c, &w, *k);
 	case S_READ:
 	case S_FADD:
-		return mw_read_atomic(c, st, *k);
+	case S_AWRITE:
 	case S_DENIED:
-		return mw_denied(c, st, *k);
+	case S_DENIED_VA:
+		return mw_access(c, st, ks);
+	case S_RECONNECT:
+		conn_drop(c);
+		return conn_get(c);
 	case S_INV:
 	case S_INV_BAD:
 		if (mw_rpc(c, st, MW_OP_INV, k))
@@ -2618,21 +2678,40 @@ static int mw_step(struct client *c, const struct mw_step *st, uint32_t *key)
 
 struct mw_case {
 	const char *desc;
-	struct mw_step step[8];
+	struct mw_step step[10];
 };
+
+/* Why the ATOMIC_WRITEs of a case cannot be tried, or NULL. */
+static const char *mw_no_atomic_write(struct client *c, const struct mw_case *mc)
+{
+	const struct mw_step *st;
+
+	for (st = mc->step; st->op != S_END; st++)
+		if (st->op == S_AWRITE ||
+		    (st->op == S_DENIED && st->wr == IBV_WR_ATOMIC_WRITE))
+			return no_atomic_write(c);
+	return NULL;
+}
 
 static int t_mw(struct client *c, const void *arg)
 {
 	const struct mw_case *mc = arg;
 	const struct mw_step *st;
-	uint32_t key[4] = { 0 };
+	struct mw_keys ks = { { 0 }, { 0 } };
+	const char *why;
+	int i;
 
 	if (!c->rh.mw_ok)
 		return skip(c, "the server has no type 2 memory windows");
 	if (conn_get(c) != PASS)
 		return FAIL;
+	why = mw_no_atomic_write(c, mc);
+	if (why)
+		return skip(c, "%s", why);
+	for (i = 0; i < 4; i++)
+		ks.base[i] = c->rh.addr;
 	for (st = mc->step; st->op != S_END; st++) {
-		if (mw_step(c, st, key) != PASS) {
+		if (mw_step(c, st, &ks) != PASS) {
 			note(c, "at step %d", (int)(st - mc->step) + 1);
 			conn_drop(c);
 			return FAIL;
@@ -2708,6 +2787,56 @@ static const struct mw_case mw_cases[] = {
 		{ S_BIND_BAD, 2, 1, MW_MR_MAIN, MW_RW, MW_OFF, 64 } } },
 	{ "ibv_dereg_mr of an MR with a bound window: EBUSY", {
 		{ S_DEREG_BUSY, 1, 0, 0, 0, 0, 0 } } },
+	{ "zero-based type 2 window: WRITE at offset 0, READ to its end, FETCH_AND_ADD"
+	  " of its last word; WRITE across its end refused", {
+		MW_BIND(2, 0, MW_ALL | MW_ZB, MW_OFF, MW_LEN),
+		MW_DO(S_WRITE, 0, MW_OFF, 4000),
+		MW_DO(S_READ, 0, MW_OFF + MW_LEN - 3000, 3000),
+		MW_DO(S_FADD, 0, MW_OFF + MW_LEN - 8, 8),
+		MW_DENY(0, IBV_WR_RDMA_WRITE, MW_OFF + MW_LEN - 8, 16) } },
+	{ "zero-based type 2 window: READ of all of it, WRITE at its end; READ just past"
+	  " it refused", {
+		MW_BIND(2, 0, MW_RW | MW_ZB, MW_OFF, MW_LEN),
+		MW_DO(S_READ, 0, MW_OFF, MW_LEN),
+		MW_DO(S_WRITE, 0, MW_OFF + MW_LEN - 100, 100),
+		MW_DENY(0, IBV_WR_RDMA_READ, MW_OFF + MW_LEN, 64) } },
+	{ "zero-based type 2 window: the buffer's own address (a VA window's) refused", {
+		MW_BIND(2, 0, MW_RW | MW_ZB, MW_OFF, MW_LEN),
+		MW_DO(S_WRITE, 0, MW_OFF + 8, 64),
+		{ S_DENIED_VA, 0, 0, 0, IBV_WR_RDMA_WRITE, MW_OFF + 8, 64 } } },
+	{ "type 1 window bound by a work request; a zero-based bind of it: MW_BIND_ERR", {
+		MW_BIND(MW_T1_WR, 0, MW_RW, MW_OFF, MW_LEN),
+		MW_DO(S_WRITE, 0, MW_OFF + 1, 1000),
+		{ S_BIND_BAD, MW_T1_WR, 1, MW_MR_MAIN, MW_RW | MW_ZB, MW_OFF, MW_LEN } } },
+	{ "ATOMIC_WRITE lands through a type 2 (READ, WRITE) and a type 1 (WRITE only)"
+	  " window", {
+		MW_BIND(2, 0, MW_RW, MW_OFF, MW_LEN),
+		MW_DO(S_AWRITE, 0, MW_OFF + 64, 8),
+		MW_BIND(1, 1, IBV_ACCESS_REMOTE_WRITE, MW_OFF, MW_LEN),
+		MW_DO(S_AWRITE, 1, MW_OFF + MW_LEN - 8, 8) } },
+	{ "type 2 window with READ and atomics, no WRITE: ATOMIC_WRITE refused", {
+		MW_BIND(2, 0, IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC, MW_OFF,
+			MW_LEN),
+		MW_DO(S_FADD, 0, MW_OFF + 64, 8),
+		MW_DENY(0, IBV_WR_ATOMIC_WRITE, MW_OFF + 64, 8) } },
+	{ "type 1 window, READ only: ATOMIC_WRITE refused", {
+		MW_BIND(1, 0, IBV_ACCESS_REMOTE_READ, MW_OFF, MW_LEN),
+		MW_DENY(0, IBV_WR_ATOMIC_WRITE, MW_OFF, 8) } },
+	{ "zero-based type 2 window: ATOMIC_WRITE of its last word; past its end"
+	  " refused", {
+		MW_BIND(2, 0, MW_RW | MW_ZB, MW_OFF, MW_LEN),
+		MW_DO(S_AWRITE, 0, MW_OFF + MW_LEN - 8, 8),
+		MW_DENY(0, IBV_WR_ATOMIC_WRITE, MW_OFF + MW_LEN, 8) } },
+	{ "type 2 window whose QP is destroyed: its rkey is refused, it binds again"
+	  " through the new QP, dealloc works", {
+		MW_BIND(MW_T2_KEPT, 0, MW_RW, MW_OFF, MW_LEN),
+		MW_DO(S_WRITE, 0, MW_OFF, 100),
+		MW_DO(S_RECONNECT, 0, 0, 0),
+		MW_DENY(0, IBV_WR_RDMA_WRITE, MW_OFF, 64),
+		MW_DO(S_RECONNECT, 0, 0, 0),
+		MW_BIND(MW_T2_KEPT, 1, MW_RW, MW_OFF, 4096),
+		MW_DO(S_WRITE, 1, MW_OFF, 4096),
+		{ S_DEALLOC, MW_T2_KEPT, 0, 0, 0, 0, 0 } } },
 };
 
 /* -------------------------------------------------------------- errors ---- */

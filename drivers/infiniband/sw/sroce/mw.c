@@ -54,9 +54,9 @@ void sroce_mw_table_destroy(struct sroce_mw_table *table)
  * @access: the rights asked for
  *
  * Return: 0; -EINVAL for a window being deallocated, a stale rkey,
- * unsupported rights (zero-based among them), a type 2 window that is
- * bound already (o10-37.2.30) or a type 2 unbind (o10-37.2.40); -EPERM
- * for a QP of another PD (C10-72).
+ * unsupported rights, a zero-based type 1 window (o10-36.2.2), a type 2
+ * window that is bound already (o10-37.2.30) or a type 2 unbind
+ * (o10-37.2.40); -EPERM for a QP of another PD (C10-72).
  */
 int sroce_mw_check_bind(const struct sroce_mw *mw, const struct sroce_pd *pd,
 			u32 mw_rkey, u64 length, int access)
@@ -64,6 +64,8 @@ int sroce_mw_check_bind(const struct sroce_mw *mw, const struct sroce_pd *pd,
 	if (mw->state == SROCE_MW_DEAD || mw->key != mw_rkey)
 		return -EINVAL;
 	if (access & ~SROCE_ACCESS_MW)
+		return -EINVAL;
+	if (mw->ibmw.type == IB_MW_TYPE_1 && (access & IB_ZERO_BASED))
 		return -EINVAL;
 	if (mw->ibmw.type == IB_MW_TYPE_2 &&
 	    (mw->state != SROCE_MW_FREE || !length))
@@ -114,7 +116,7 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_mw_check_mr);
  * @pd: its PD
  * @rkey: the rkey of the request
  * @access: IB_ACCESS_REMOTE_READ, _WRITE or _ATOMIC
- * @iova: the first address accessed
+ * @iova: the first address accessed; of a zero-based window, the offset
  * @length: the number of bytes
  *
  * Only the window's range and rights count, not the MR's.
@@ -134,11 +136,27 @@ int sroce_mw_check_access(const struct sroce_mw *mw,
 		return -EPERM;
 	if (access & ~mw->access)
 		return -EACCES;
-	if (!sroce_range_ok(mw->addr, mw->length, iova, length))
+	if (!sroce_range_ok(mw->access & IB_ZERO_BASED ? 0 : mw->addr,
+			    mw->length, iova, length))
 		return -ERANGE;
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_mw_check_access);
+
+/**
+ * sroce_mw_iova - the MR address an access through a window lands at
+ * @mw: the window, the access checked (sroce_mw_check_access())
+ * @iova: the address the access gives
+ *
+ * Return: @iova, or for a zero-based window @iova bytes after its start
+ * (no overflow: the checked offset is below the length, and the bind
+ * checked that the window fits in the MR).
+ */
+u64 sroce_mw_iova(const struct sroce_mw *mw, u64 iova)
+{
+	return mw->access & IB_ZERO_BASED ? mw->addr + iova : iova;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_mw_iova);
 
 /* ------------------------------------------------- binding, unbinding */
 
@@ -219,6 +237,8 @@ static void sroce_mw_set(struct sroce_mw *mw, struct sroce_qp *qp,
 	if (mw->ibmw.type == IB_MW_TYPE_2) {
 		mw->qp = qp;
 		mw->qpn = qp->ibqp.qp_num;
+		/* Its destroy_qp looks for windows (sroce_mw_qp_destroy()). */
+		qp->mw_bound = true;
 	}
 	mw->state = SROCE_MW_VALID;
 	/* Lookups read it before the lock: the lock orders the rest. */
@@ -337,10 +357,69 @@ int sroce_key_invalidate(struct sroce_qp *qp, u32 key, bool remote)
 	return err;
 }
 
+/*
+ * Free type 2 window @mw if it is bound through @qp, which is being
+ * destroyed.  Returns the MR reference to drop.
+ */
+static struct sroce_mr *sroce_mw_drop_qp(struct sroce_mw *mw,
+					 const struct sroce_qp *qp)
+{
+	struct sroce_mr *old = NULL;
+
+	spin_lock_bh(&mw->lock);
+	if (mw->ibmw.type == IB_MW_TYPE_2 && mw->state == SROCE_MW_VALID &&
+	    sroce_mw_bound_to(mw, qp)) {
+		old = sroce_mw_unbind(mw);
+		mw->state = SROCE_MW_FREE;
+	}
+	spin_unlock_bh(&mw->lock);
+	return old;
+}
+
+/**
+ * sroce_mw_qp_destroy - free the type 2 windows bound through a QP
+ * @qp: a QP being destroyed, its engine stopped: nothing binds through it
+ *	or reaches a window through it any more
+ *
+ * The windows become free as after an invalidation, and their MRs may
+ * be deregistered.  There is no list per QP: the device's windows are
+ * walked (at most SROCE_MAX_MW, each a spinlock and a compare, pausing
+ * every 64 for the scheduler), and only if @qp ever bound a type 2
+ * window.  A window being deallocated meanwhile is left to dealloc_mw,
+ * which unbinds it without looking at its QP.
+ *
+ * Context: process context (destroy_qp).
+ */
+void sroce_mw_qp_destroy(struct sroce_qp *qp)
+{
+	struct sroce_dev *sdev = sroce_qp_dev(qp);
+	unsigned int n = 0;
+	struct sroce_mr *old;
+	struct sroce_mw *mw;
+	unsigned long index;
+
+	might_sleep();
+	if (!qp->mw_bound)
+		return;
+	rcu_read_lock();
+	xa_for_each_start(&sdev->mw_table.xa, index, mw, SROCE_MW_INDEX_MIN) {
+		old = sroce_mw_drop_qp(mw, qp);
+		if (!old && ++n % 64)
+			continue;
+		/* The walk goes on from index: no window is held across. */
+		rcu_read_unlock();
+		if (old)
+			sroce_mr_unref(old);
+		cond_resched();
+		rcu_read_lock();
+	}
+	rcu_read_unlock();
+}
+
 /* ------------------------------------------------------------ lookup */
 
 static struct sroce_mr *sroce_mw_lookup(struct sroce_qp *qp, u32 rkey,
-					int access, u64 iova, u64 length,
+					int access, u64 *iova, u64 length,
 					int *err)
 {
 	struct sroce_mr *mr = NULL;
@@ -364,10 +443,12 @@ static struct sroce_mr *sroce_mw_lookup(struct sroce_qp *qp, u32 rkey,
 		*err = -EKEYREVOKED;	/* rebound or invalidated meanwhile */
 	else
 		*err = sroce_mw_check_access(mw, qp, qp->pd, rkey, access,
-					     iova, length);
+					     *iova, length);
 	if (!*err && mw->ibmw.type == IB_MW_TYPE_2 &&
 	    !sroce_mw_bound_to(mw, qp))
 		*err = -EPERM;
+	if (!*err)
+		*iova = sroce_mw_iova(mw, *iova);
 	rcu_read_unlock();
 	if (*err) {
 		sroce_mr_put(mr);
@@ -381,7 +462,9 @@ static struct sroce_mr *sroce_mw_lookup(struct sroce_qp *qp, u32 rkey,
  * @qp: the responder's QP
  * @rkey: the request's rkey: an MR's or a window's
  * @access: IB_ACCESS_REMOTE_READ, _WRITE or _ATOMIC
- * @iova: the first address accessed
+ * @iova: in: the first address accessed, as the request gives it; out,
+ *	on success: the MR address it names (not the same for a zero-based
+ *	window)
  * @length: the number of bytes
  * @err: 0 or the reason of the failure (mr.h)
  *
@@ -393,11 +476,11 @@ static struct sroce_mr *sroce_mw_lookup(struct sroce_qp *qp, u32 rkey,
  * Return: the MR, referenced, or NULL.
  */
 struct sroce_mr *sroce_rkey_lookup(struct sroce_qp *qp, u32 rkey, int access,
-				   u64 iova, u64 length, int *err)
+				   u64 *iova, u64 length, int *err)
 {
 	if (!sroce_key_is_mw(rkey))
 		return sroce_mr_lookup(sroce_qp_dev(qp), qp->pd, rkey, true,
-				       access, iova, length, err);
+				       access, *iova, length, err);
 	if (!(access & SROCE_ACCESS_REMOTE)) {
 		*err = -EACCES;
 		return NULL;

@@ -15,8 +15,19 @@
  * length 0 unbinds it, and it cannot be invalidated.  A type 2 window is
  * free until a bind makes it valid, for the QP that posted the bind
  * only; LOCAL_INV, or a SEND_WITH_INV arriving on that QP, makes it free
- * again.  Zero-based windows are not supported (librxe refuses them for
- * type 1 itself; a type 2 bind asking for one fails).
+ * again.
+ *
+ * Zero-based windows (IB_ZERO_BASED, type 2 only, as rdma_rxe; a type 1
+ * bind asking for one fails, o10-36.2.2).  The bind names the MR range
+ * as for any window (@addr, @length, checked against the MR); the peer
+ * then addresses the window by offset: 0 is its first byte, and the
+ * access is checked against [0, @length) and lands at @addr + offset
+ * (sroce_mw_iova()).  sroce_rkey_lookup() hands the caller that address.
+ *
+ * A type 2 window and its QP.  Destroying the QP frees the type 2 windows
+ * bound through it, as an invalidation would (sroce_mw_qp_destroy()): they
+ * release their MR and may be bound again through another QP.  So a
+ * window's @qp never outlives the QP.
  *
  * Consistency (the fast-reg rule of mr.h, for windows).  Binds,
  * invalidations and dealloc take the window's spinlock.  mw->mr changes
@@ -62,7 +73,8 @@ struct sroce_qp;
 				 IB_ACCESS_REMOTE_READ | \
 				 IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_ATOMIC | \
-				 IB_ACCESS_MW_BIND)
+				 IB_ACCESS_MW_BIND | \
+				 IB_ZERO_BASED)
 
 enum sroce_mw_state {
 	SROCE_MW_FREE,		/* type 2, not bound */
@@ -79,13 +91,12 @@ enum sroce_mw_state {
  * @index: the table index, fixed
  * @key: the current rkey
  * @access: the rights granted
- * @addr: the first address of the window
+ * @addr: the first address of the window, in the MR (also zero-based)
  * @length: its length; 0 when not bound
  * @mr: the MR bound to, referenced and counted in its nr_mw; NULL if none
  * @qp: type 2: the QP the window is bound to.  Only compared, never
- *	dereferenced (no reference is held)
- * @qpn: type 2: its number: a QP created later at the same address has
- *	another (QP numbers are allocated cyclically)
+ *	dereferenced (no reference is held: its destroy_qp frees the window)
+ * @qpn: type 2: its number, checked too (QP numbers are cyclic)
  */
 struct sroce_mw {
 	struct ib_mw ibmw;
@@ -128,10 +139,12 @@ int sroce_mw_check_mr(const struct sroce_mr *mr, const struct sroce_pd *pd,
 int sroce_mw_check_access(const struct sroce_mw *mw,
 			  const struct sroce_qp *qp, const struct sroce_pd *pd,
 			  u32 rkey, int access, u64 iova, u64 length);
+u64 sroce_mw_iova(const struct sroce_mw *mw, u64 iova);
 
 int sroce_mw_bind(struct sroce_qp *qp, const struct rxe_send_wr *wr);
 int sroce_key_invalidate(struct sroce_qp *qp, u32 key, bool remote);
+void sroce_mw_qp_destroy(struct sroce_qp *qp);
 struct sroce_mr *sroce_rkey_lookup(struct sroce_qp *qp, u32 rkey, int access,
-				   u64 iova, u64 length, int *err);
+				   u64 *iova, u64 length, int *err);
 
 #endif /* SROCE_MW_H */

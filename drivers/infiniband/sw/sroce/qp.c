@@ -16,6 +16,7 @@
 #include "cq.h"
 #include "engine.h"
 #include "mcast.h"
+#include "mw.h"
 #include "netdev.h"
 #include "qp.h"
 #include "requester.h"
@@ -497,6 +498,8 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	sroce_engine_stop(qp);
 	__skb_queue_purge(&qp->comp.held);
+	/* Its type 2 windows become free (mw.h). */
+	sroce_mw_qp_destroy(qp);
 
 	sroce_resp_cleanup(qp);
 	sroce_rq_cleanup(qp);

@@ -167,6 +167,8 @@ struct sroce_qp_attr {
  * @resp: responder state
  * @mcast_attached: multicast groups it is attached to (UD; under the
  *	device's mcast lock, mcast.c)
+ * @mw_bound: a type 2 window was bound through it (set by its engine,
+ *	read by destroy_qp once the engine is stopped; mw.c)
  */
 struct sroce_qp {
 	struct ib_qp ibqp;
@@ -207,6 +209,7 @@ struct sroce_qp {
 	struct sroce_resp resp;
 
 	unsigned int mcast_attached;
+	bool mw_bound;
 };
 
 static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)

@@ -287,6 +287,7 @@ int sroce_rc_read(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
 	struct sroce_resp *resp = &qp->resp;
 	struct sroce_resp_res *res;
+	u64 va = pkt->va;
 	struct sroce_mr *mr;
 	u32 npkts;
 	int err;
@@ -300,7 +301,7 @@ int sroce_rc_read(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		return err;
 	if (pkt->dma_len) {
 		mr = sroce_rkey_lookup(qp, pkt->rkey, IB_ACCESS_REMOTE_READ,
-				       pkt->va, pkt->dma_len, &err);
+				       &va, pkt->dma_len, &err);
 		if (!mr)
 			return -EACCES;
 		sroce_mr_put(mr);
@@ -323,8 +324,8 @@ int sroce_rc_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
 	struct sroce_resp *resp = &qp->resp;
 	struct sroce_resp_res *res;
+	u64 va = pkt->va, orig;
 	struct sroce_mr *mr;
-	u64 orig;
 	int err;
 
 	if (!(qp->attr.access & IB_ACCESS_REMOTE_ATOMIC))
@@ -334,11 +335,11 @@ int sroce_rc_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	err = sroce_res_check(qp);
 	if (err)
 		return err;
-	mr = sroce_rkey_lookup(qp, pkt->rkey, IB_ACCESS_REMOTE_ATOMIC, pkt->va,
+	mr = sroce_rkey_lookup(qp, pkt->rkey, IB_ACCESS_REMOTE_ATOMIC, &va,
 			       sizeof(u64), &err);
 	if (!mr)
 		return -EACCES;
-	err = sroce_mr_atomic(mr, pkt->va,
+	err = sroce_mr_atomic(mr, va,
 			      pkt->opcode == SROCE_OPCODE(RC, COMPARE_SWAP),
 			      pkt->compare, pkt->swap_add, &orig);
 	sroce_mr_put(mr);
@@ -381,6 +382,7 @@ int sroce_rc_atomic_write(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 			  const struct sk_buff *skb)
 {
 	u8 value[SROCE_ATOMIC_WRITE_LEN];
+	u64 va = pkt->va;
 	struct sroce_mr *mr;
 	int err;
 
@@ -393,11 +395,11 @@ int sroce_rc_atomic_write(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	err = sroce_res_check(qp);
 	if (err)
 		return err;
-	mr = sroce_rkey_lookup(qp, pkt->rkey, IB_ACCESS_REMOTE_WRITE, pkt->va,
+	mr = sroce_rkey_lookup(qp, pkt->rkey, IB_ACCESS_REMOTE_WRITE, &va,
 			       sizeof(value), &err);
 	if (!mr)
 		return -EACCES;
-	err = sroce_mr_atomic_write(mr, pkt->va, value);
+	err = sroce_mr_atomic_write(mr, va, value);
 	sroce_mr_put(mr);
 	if (err)
 		return err == -EINVAL ? -EINVAL : -EACCES;
@@ -610,8 +612,9 @@ static bool sroce_read_resp_one(struct sroce_qp *qp,
 
 	/* Looked up per packet (see mr.h); it may have gone meanwhile. */
 	if (n) {
+		/* va becomes the MR's address (a zero-based window). */
 		mr = sroce_rkey_lookup(qp, res->rkey, IB_ACCESS_REMOTE_READ,
-				       va, n, &err);
+				       &va, n, &err);
 		if (!mr)
 			goto fail;
 	}

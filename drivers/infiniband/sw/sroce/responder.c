@@ -302,6 +302,7 @@ static int sroce_resp_send(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 static int sroce_write_start(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
 	struct sroce_resp *resp = &qp->resp;
+	u64 va = pkt->va;
 	struct sroce_mr *mr;
 	int err;
 
@@ -316,7 +317,7 @@ static int sroce_write_start(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		return -EINVAL;
 	if (!pkt->dma_len)	/* C9-88: no key to check */
 		return 0;
-	mr = sroce_rkey_lookup(qp, pkt->rkey, IB_ACCESS_REMOTE_WRITE, pkt->va,
+	mr = sroce_rkey_lookup(qp, pkt->rkey, IB_ACCESS_REMOTE_WRITE, &va,
 			       pkt->dma_len, &err);
 	if (!mr)
 		return -EACCES;
@@ -329,17 +330,18 @@ static int sroce_write_data(struct sroce_qp *qp, struct sk_buff *skb,
 			    int off, u32 len)
 {
 	struct sroce_resp *resp = &qp->resp;
+	u64 va = resp->write_va;
 	struct sroce_mr *mr;
 	int err;
 
 	if (!len)
 		return 0;
+	/* write_va is the peer's address; va becomes the MR's. */
 	mr = sroce_rkey_lookup(qp, resp->write_rkey, IB_ACCESS_REMOTE_WRITE,
-			       resp->write_va, len, &err);
+			       &va, len, &err);
 	if (!mr)
 		return -EACCES;
-	err = sroce_mr_copy_skb(mr, resp->write_va, skb, off, len,
-				SROCE_TO_MR);
+	err = sroce_mr_copy_skb(mr, va, skb, off, len, SROCE_TO_MR);
 	sroce_mr_put(mr);
 	if (err)
 		return -EACCES;

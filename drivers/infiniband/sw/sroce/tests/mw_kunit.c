@@ -5,8 +5,8 @@
  * responder, on hand-made windows and MRs.
  *
  * What it proves:
- *  - a bind needs the window's current rkey, supported rights (no
- *    zero-based window), the QP's PD; a type 2 window must be free and
+ *  - a bind needs the window's current rkey, supported rights (zero-based
+ *    for type 2 only), the QP's PD; a type 2 window must be free and
  *    the bind must have a length; a type 1 window may be rebound and
  *    unbound (length 0); a deallocating window cannot be bound;
  *  - the MR of a bind must carry the lkey given, be valid and not being
@@ -14,7 +14,9 @@
  *    a writable window, and hold the whole range (edges, overflow);
  *  - an access through a window is checked against the window's own
  *    range and rights, not the MR's; a type 2 window only through the
- *    QP it is bound to; an unbound or stale key is refused.
+ *    QP it is bound to; an unbound or stale key is refused;
+ *  - a zero-based window is addressed by offset, [0, length), and an
+ *    offset lands at the window's start in the MR.
  */
 #include <kunit/test.h>
 
@@ -83,6 +85,10 @@ static void mw_check_bind_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_mw_check_bind(&mw, &pd, key, MW_LEN,
 						  IB_ACCESS_REMOTE_ATOMIC), 0);
 	KUNIT_EXPECT_EQ(test, sroce_mw_check_bind(&mw, &pd, key, 0, 0), -EINVAL);
+	/* zero-based: type 2 only */
+	KUNIT_EXPECT_EQ(test, sroce_mw_check_bind(&mw, &pd, key, MW_LEN,
+						  IB_ZERO_BASED |
+						  IB_ACCESS_REMOTE_READ), 0);
 	mw.state = SROCE_MW_VALID;
 	KUNIT_EXPECT_EQ(test, sroce_mw_check_bind(&mw, &pd, key, MW_LEN, 0),
 			-EINVAL);
@@ -197,10 +203,54 @@ static void mw_check_access_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, sroce_key_is_mw(SROCE_MW_INDEX_MIN << 8));
 }
 
+/* An access by @qp of @mw's PD with @mw's key, checked. */
+static int mw_access(const struct sroce_mw *mw, const struct sroce_qp *qp,
+		     int access, u64 iova, u64 length)
+{
+	return sroce_mw_check_access(mw, qp, mw->pd, mw->key, access, iova,
+				     length);
+}
+
+static void mw_zero_based_test(struct kunit *test)
+{
+	const int rd = IB_ACCESS_REMOTE_READ;
+	static char qp_a;	/* a QP, only compared */
+	struct sroce_qp *qp = (struct sroce_qp *)&qp_a;
+	struct sroce_pd pd;
+	struct sroce_mw mw;
+
+	mw_init(&mw, &pd, IB_MW_TYPE_2, SROCE_MW_VALID);
+	mw.addr = MW_ADDR;
+	mw.length = MW_LEN;
+	mw.access = IB_ZERO_BASED | rd;
+	mw.qp = qp;
+
+	/* offsets [0, length): the first bytes, the last ones, the whole */
+	KUNIT_EXPECT_EQ(test, mw_access(&mw, qp, rd, 0, 8), 0);
+	KUNIT_EXPECT_EQ(test, mw_access(&mw, qp, rd, MW_LEN - 8, 8), 0);
+	KUNIT_EXPECT_EQ(test, mw_access(&mw, qp, rd, 0, MW_LEN), 0);
+	/* past the end; the window's own address is out of range now */
+	KUNIT_EXPECT_EQ(test, mw_access(&mw, qp, rd, MW_LEN - 8, 16), -ERANGE);
+	KUNIT_EXPECT_EQ(test, mw_access(&mw, qp, rd, MW_ADDR, 8), -ERANGE);
+	KUNIT_EXPECT_EQ(test, mw_access(&mw, qp, rd, U64_MAX, 2), -ERANGE);
+	/* the rights still count */
+	KUNIT_EXPECT_EQ(test, mw_access(&mw, qp, IB_ACCESS_REMOTE_WRITE, 0, 8),
+			-EACCES);
+	/* an offset lands at the window's start in the MR */
+	KUNIT_EXPECT_EQ(test, sroce_mw_iova(&mw, 0), MW_ADDR);
+	KUNIT_EXPECT_EQ(test, sroce_mw_iova(&mw, MW_LEN - 8),
+			MW_ADDR + MW_LEN - 8);
+	/* a window based at its address: the address is the MR's */
+	mw.access = rd;
+	KUNIT_EXPECT_EQ(test, sroce_mw_iova(&mw, MW_ADDR + 8), MW_ADDR + 8);
+	KUNIT_EXPECT_EQ(test, mw_access(&mw, qp, rd, 0, 8), -ERANGE);
+}
+
 static struct kunit_case sroce_mw_cases[] = {
 	KUNIT_CASE(mw_check_bind_test),
 	KUNIT_CASE(mw_check_mr_test),
 	KUNIT_CASE(mw_check_access_test),
+	KUNIT_CASE(mw_zero_based_test),
 	{}
 };
 
