@@ -22,6 +22,7 @@
 #include "requester.h"
 #include "responder.h"
 #include "srq.h"
+#include "tx.h"
 
 #define SROCE_MIN_QPN		16		/* 0, 1: SMI and GSI */
 #define SROCE_MAX_QPN		0xfffffe	/* 0xffffff is multicast */
@@ -247,9 +248,12 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	sroce_engine_init(qp);
 	__skb_queue_head_init(&qp->comp.held);
 
-	err = sroce_sq_init(qp, init, uctx);
+	err = sroce_tx_qp_init(qp);
 	if (err)
 		goto err_count;
+	err = sroce_sq_init(qp, init, uctx);
+	if (err)
+		goto err_route;
 	err = sroce_rq_init(qp, init, uctx);
 	if (err)
 		goto err_sq;
@@ -273,6 +277,8 @@ err_rq:
 	sroce_rq_cleanup(qp);
 err_sq:
 	sroce_sq_cleanup(qp);
+err_route:
+	sroce_tx_qp_cleanup(qp);
 err_count:
 	atomic_dec(&sdev->num_qps);
 	return err;
@@ -316,8 +322,10 @@ static void sroce_qp_apply_attr(struct sroce_qp *qp, struct ib_qp_attr *attr,
 {
 	struct sroce_qp_attr *a = &qp->attr;
 
-	if (mask & IB_QP_AV)
+	if (mask & IB_QP_AV) {
 		a->av = *av;
+		sroce_tx_qp_path_changed(qp);
+	}
 	if (mask & IB_QP_QKEY)
 		a->qkey = attr->qkey;
 	if (mask & IB_QP_DEST_QPN)
@@ -504,6 +512,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_resp_cleanup(qp);
 	sroce_rq_cleanup(qp);
 	sroce_sq_cleanup(qp);
+	sroce_tx_qp_cleanup(qp);
 	atomic_dec(&sdev->num_qps);
 	return 0;
 }

@@ -18,6 +18,7 @@
 #include <linux/spinlock.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
+#include <net/dst_cache.h>
 #include <rdma/ib_verbs.h>
 
 #include "av.h"
@@ -160,6 +161,7 @@ struct sroce_qp_attr {
  * @comp_reorder_timer: how long responses past a gap are held
  * @attr: attributes from modify_qp
  * @src_port: UDP source port of our packets (ECMP entropy per QP)
+ * @route: an RC or UC QP's route to its peer, per CPU (tx.c)
  * @sq: send queue
  * @rq: receive queue (unused with @srq)
  * @req: requester state
@@ -200,6 +202,7 @@ struct sroce_qp {
 
 	struct sroce_qp_attr attr;
 	u16 src_port;
+	struct dst_cache route;
 
 	struct sroce_sq sq;
 	struct sroce_rq rq;

@@ -39,6 +39,7 @@
 #include <linux/net.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
+#include <net/dst_cache.h>
 #include <net/ip.h>
 #include <net/ip6_route.h>
 #include <net/ipv6.h>
@@ -356,7 +357,8 @@ static void sroce_push_ipv6(struct sk_buff *skb, const struct sroce_av *av)
 }
 
 static struct dst_entry *sroce_route4(struct net *net,
-				      const struct sroce_av *av)
+				      const struct sroce_av *av,
+				      struct dst_cache *cache)
 {
 	struct flowi4 fl4 = {
 		.flowi4_oif = av->ifindex,
@@ -365,13 +367,24 @@ static struct dst_entry *sroce_route4(struct net *net,
 		.saddr = av->saddr.s6_addr32[3],
 	};
 	struct rtable *rt;
+	__be32 saddr;
 
+	if (cache) {
+		rt = dst_cache_get_ip4(cache, &saddr);
+		if (rt)
+			return &rt->dst;
+	}
 	rt = ip_route_output_key(net, &fl4);
-	return IS_ERR(rt) ? ERR_CAST(rt) : &rt->dst;
+	if (IS_ERR(rt))
+		return ERR_CAST(rt);
+	if (cache)
+		dst_cache_set_ip4(cache, &rt->dst, fl4.saddr);
+	return &rt->dst;
 }
 
 static struct dst_entry *sroce_route6(struct net *net, struct sock *sk,
-				      const struct sroce_av *av)
+				      const struct sroce_av *av,
+				      struct dst_cache *cache)
 {
 	struct flowi6 fl6 = {
 		.flowi6_oif = av->ifindex,
@@ -379,8 +392,71 @@ static struct dst_entry *sroce_route6(struct net *net, struct sock *sk,
 		.daddr = av->daddr,
 		.saddr = av->saddr,
 	};
+	struct dst_entry *dst;
+	struct in6_addr saddr;
 
-	return ipv6_stub->ipv6_dst_lookup_flow(net, sk, &fl6, NULL);
+	if (cache) {
+		dst = dst_cache_get_ip6(cache, &saddr);
+		if (dst)
+			return dst;
+	}
+	dst = ipv6_stub->ipv6_dst_lookup_flow(net, sk, &fl6, NULL);
+	if (!IS_ERR(dst) && cache)
+		dst_cache_set_ip6(cache, dst, &fl6.saddr);
+	return dst;
+}
+
+/*
+ * The route of a packet to @av: from the QP's cache when @av is the
+ * connected peer of an RC or UC QP, as a connected UDP socket keeps its
+ * route (and WireGuard one per peer), instead of a FIB lookup for every
+ * packet -- most of a small message's cost on the way out.  A cached
+ * route is checked against the routing tables' generation on each use
+ * (dst_cache), so a changed route, an address or a netdev gone, or a
+ * bond's failover is seen at the next packet.
+ */
+static struct dst_entry *sroce_tx_route(struct sroce_qp *qp, struct net *net,
+					struct sock *sk,
+					const struct sroce_av *av, bool ipv4)
+{
+	struct dst_cache *cache = av == &qp->attr.av ? &qp->route : NULL;
+
+	if (ipv4)
+		return sroce_route4(net, av, cache);
+	return sroce_route6(net, sk, av, cache);
+}
+
+/**
+ * sroce_tx_qp_init - the route cache of a new QP
+ * @qp: the QP being created
+ *
+ * Only RC and UC QPs have one peer; datagram QPs look every route up.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int sroce_tx_qp_init(struct sroce_qp *qp)
+{
+	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC)
+		return 0;
+	return dst_cache_init(&qp->route, GFP_KERNEL);
+}
+
+/**
+ * sroce_tx_qp_path_changed - forget the cached route
+ * @qp: a QP whose address vector modify_qp has just set
+ */
+void sroce_tx_qp_path_changed(struct sroce_qp *qp)
+{
+	dst_cache_reset(&qp->route);
+}
+
+/**
+ * sroce_tx_qp_cleanup - release the route cache
+ * @qp: a QP that sends no more (or whose creation failed)
+ */
+void sroce_tx_qp_cleanup(struct sroce_qp *qp)
+{
+	dst_cache_destroy(&qp->route);
 }
 
 /*
@@ -495,7 +571,7 @@ static int sroce_tx_one(struct sroce_qp *qp, const struct sroce_av *av,
 	sk = sroce_udp_sock(net, !ipv4);
 	if (!sk)
 		goto drop;
-	dst = ipv4 ? sroce_route4(net, av) : sroce_route6(net, sk, av);
+	dst = sroce_tx_route(qp, net, sk, av, ipv4);
 	if (IS_ERR(dst))
 		goto drop;
 	skb_dst_set(skb, dst);
