@@ -424,11 +424,11 @@ topo_routed_veth_clean() {
 # server in ns0, then client in ns1; both must exit 0.  $server is the
 # server's pid while it runs (for a cleanup trap).
 cm_pair() {
-	local name=$1 s=() rc=0
+	local name=$1 server_cmd=() rc=0
 	shift
-	while [ "$1" != -- ]; do s+=("$1"); shift; done
+	while [ "$1" != -- ]; do server_cmd+=("$1"); shift; done
 	shift
-	run_ns ns0 timeout 120 "${s[@]}" >server.log 2>&1 &
+	run_ns ns0 timeout 120 "${server_cmd[@]}" >server.log 2>&1 &
 	server=$!
 	sleep 2
 	check "$name (client)" run_ns ns1 timeout 120 "$@"
