@@ -64,14 +64,14 @@ step "checkpatch --strict" make -C "$REPO" --no-print-directory checkpatch
 
 # Tests of sroce's own engine, with no kernel interface in between that
 # 6.1 and 6.12 differ in (the fuzzer, forged packets, perftest's and the
-# pingpongs' traffic, READs under loss, the device on lo), and the
-# stacked netdevs under load (minutes; 6.1 is the faster there, make
-# stacked runs both): each runs on one kernel here, on both with
+# pingpongs' traffic, READs under loss, the send window, the device on
+# lo), and the stacked netdevs under load (minutes; 6.1 is the faster
+# there, make stacked runs both): each runs on one kernel here, on both with
 # SROCE_TEST_ALL=1 (or make test T=...).  Everything that goes through
 # the RDMA core's and the ULPs' code (verbs, uverbs and mmap, netdev
 # events, VLANs, disassociation, rdma_cm, NVMe-oF, NFS, iSER, SRP) and
 # the integrity run go on both.
-ONE_KERNEL_TESTS=("17-fuzz 22-stacked 31-perftest" "18-forged 21-lo 30-pingpong 47-read-loss")
+ONE_KERNEL_TESTS=("17-fuzz 22-stacked 31-perftest 48-send-window" "18-forged 21-lo 30-pingpong 47-read-loss")
 
 # The cloud kernels' smoke: the module, a device librxe binds to, rdma_cm
 # traffic, a kernel ULP (NVMe-oF) and the verbs program that checks every

@@ -25,7 +25,11 @@
 # how often each failure comes.  SROCE_SOAK_OPS: some of write,read,send.
 # SROCE_SOAK_PCAP=1: capture the RoCE headers on veth0 and, if a round
 # failed, show how each connection ended (../soak/roce_tail.py) and keep
-# the capture next to the TAP (46-soak.pcap).
+# the capture next to the TAP (46-soak.pcap).  SROCE_SOAK_WINDOW=W: capture
+# too, and fail if a connection had more than W SEND/WRITE PSNs in flight
+# (roce_tail.py --window; the RC window is 512).  The per-CPU backlog
+# drops (/proc/net/softnet_stat) are printed at the end: on 6.1 a storm
+# of packets can overflow them before sroce ever sees a packet.
 #
 # The binary is built on the host: make -C tools/testing/integrity
 
@@ -45,7 +49,7 @@ NETEM=${SROCE_SOAK_NETEM:-delay 1ms reorder 5% 50% loss 5% duplicate 1% corrupt 
 # worth seeing; a counter the driver does not have is left out.
 COUNTERS=(retrans_timeout seq_nak_rcvd out_of_sequence duplicate_request
 	rx_drop_icrc retry_exceeded)
-MORE_COUNTERS=(seq_nak_ignored rx_reorder_held rx_reorder_dropped rnr_nak_rcvd rx_drop_queue_full
+MORE_COUNTERS=(seq_nak_ignored rx_reorder_held rx_reorder_dropped rnr_nak_rcvd rx_drop_queue_full rx_drop_stale
 	tx_queue_full tx_packets rx_packets)
 TCP_PORT=18700
 
@@ -159,6 +163,7 @@ fi
 diag "soak: $TOTAL bytes over $QPS QPs ($PER_QP each), a line per $STEP bytes, kernel $KVER"
 PIDS=
 TCPDUMP=
+[ -z "${SROCE_SOAK_WINDOW:-}" ] || SROCE_SOAK_PCAP=1
 if [ -n "${SROCE_SOAK_PCAP:-}" ]; then
 	run_ns ns0 tcpdump -i veth0 -s 80 -w soak.pcap udp port 4791 2>tcpdump.log &
 	TCPDUMP=$!
@@ -182,6 +187,17 @@ for ((i = 0; i < QPS; i++)); do
 	CLIENTS+=($!)
 done
 PIDS="${SERVERS[*]} ${CLIENTS[*]} $TCPDUMP"
+
+# softnet: each CPU's packets processed, dropped (backlog full), squeezed.
+softnet() {
+	local cpu=0 processed dropped squeezed rest
+
+	while read -r processed dropped squeezed rest; do
+		printf 'cpu%d processed %d dropped %d squeezed %d; ' "$cpu" \
+			"0x$processed" "0x$dropped" "0x$squeezed"
+		cpu=$((cpu + 1))
+	done </proc/net/softnet_stat
+}
 
 # Progress: a line each time another STEP bytes have been checked.
 next=$STEP
@@ -229,12 +245,20 @@ for dev in veth0:ns0 veth1:ns1; do
 	diag "netem on ${dev%:*}:" "$(run_ns "${dev#*:}" tc -s qdisc show dev "${dev%:*}")"
 done
 diag "counters, sroce0 + sroce1: $(counters "${COUNTERS[@]}" "${MORE_COUNTERS[@]}")"
+diag "per-CPU backlogs (softnet_stat): $(softnet)"
 echo "# soak-summary: kernel=$KVER netem=${NETEM// /_} bytes=$done_bytes ms=$ms mbps=$(rate "$done_bytes" "$ms")" \
 	"qps=$QPS failed_rounds=$(failures) $(counters "${COUNTERS[@]}" "${MORE_COUNTERS[@]}")"
 if [ -n "$TCPDUMP" ]; then
 	kill "$TCPDUMP"
 	wait "$TCPDUMP"
 	diag "tcpdump: $(tail -n 3 tcpdump.log)"
+	if [ -n "${SROCE_SOAK_WINDOW:-}" ]; then
+		rc=0
+		inflight=$($PYTHON "$SROCE_REPO/tools/testing/soak/roce_tail.py" \
+			--window "$SROCE_SOAK_WINDOW" soak.pcap 2>&1) || rc=$?
+		check "at most $SROCE_SOAK_WINDOW SEND/WRITE PSNs in flight: ${inflight//$'\n'/; }" \
+			test "$rc" = 0
+	fi
 	if [ "$(failures)" -gt 0 ]; then
 		[ -z "${SROCE_TEST_OUT:-}" ] || cp soak.pcap "$SROCE_TEST_OUT/46-soak.pcap"
 		diag "how each connection ended:" \

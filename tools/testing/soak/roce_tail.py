@@ -3,6 +3,8 @@
 """Show how each RC connection in a RoCEv2 capture ended.
 
     roce_tail.py FILE.pcap [N]
+    roce_tail.py --window W FILE.pcap
+
 
 Reads a classic pcap (tcpdump -w, Ethernet, IPv4, as 46-soak.sh takes it
 with SROCE_SOAK_PCAP=1) and prints, for each pair of QPs, its last N
@@ -10,6 +12,13 @@ packets (default 40) in both directions: time, direction, opcode, PSN,
 AckReq, and the RETH (va, length) of a READ request or the AETH of an
 ACK/NAK or READ response.  A QP that ran out of retries shows as a tail of
 requests sent again with no answer that makes progress.
+
+With --window W it prints instead, for each connection, the most SEND and
+WRITE PSNs seen in flight at once (sent, not yet acknowledged by an ACK or
+NAK seen coming back), and exits 1 if that is more than W: a requester
+keeps at most its window of packets unacknowledged.  Taken on the
+requester's side, the count never overstates: an ACK is seen before the
+requester takes it in, and a packet lost before the capture is not seen.
 """
 
 import struct
@@ -42,8 +51,9 @@ def aeth_str(syn, msn):
     return "syndrome 0x%02x" % syn
 
 
-def packets(path):
-    """(time, src, dst, dest QPN, opcode, PSN, text) per RoCEv2 packet."""
+def packets(path, aeth=False):
+    """(time, src, dst, dest QPN, opcode, PSN, text) per RoCEv2 packet,
+    and the AETH syndrome (None if there is none) if aeth is set."""
     with open(path, "rb") as f:
         data = f.read()
     magic = struct.unpack("<I", data[:4])[0]
@@ -74,15 +84,76 @@ def packets(path):
         text = "%-16s psn %8d%s" % (OPCODES.get(op, "op 0x%02x" % op), psn,
                                     " A" if ackreq else "  ")
         ext = bth[12:]
+        syn = ext[0] if op in AETH and len(ext) >= 4 else None
         if op == 0x0c and len(ext) >= 16:
             va, _, length = struct.unpack(">QII", ext[:16])
             text += " va 0x%x len %d" % (va, length)
         elif op in AETH and len(ext) >= 4:
             text += " " + aeth_str(ext[0], int.from_bytes(ext[1:4], "big"))
-        yield t, src, dst, qpn, op, psn, text
+        if aeth:
+            yield t, src, dst, qpn, op, psn, text, syn
+        else:
+            yield t, src, dst, qpn, op, psn, text
+
+
+PSN_MOD = 1 << 24
+# SEND and WRITE requests (RC): the packets the window counts one by one.
+SEND_WRITE = set(range(0x00, 0x0c))
+
+
+def psn_after(a, b):
+    """How far PSN a is after PSN b (negative if before), across the wrap."""
+    d = (a - b) % PSN_MOD
+    return d - PSN_MOD if d >= PSN_MOD // 2 else d
+
+
+def acked_psn(op, syn, psn):
+    """The last PSN an ACK or NAK says arrived, or None."""
+    if op != 0x11:
+        return None
+    kind = syn >> 5
+    if kind == 0:
+        return psn
+    if kind in (1, 3):
+        return (psn - 1) % PSN_MOD
+    return None
+
+
+def window(path, limit):
+    """The most SEND/WRITE PSNs in flight per connection; 1 if over limit."""
+    conns = {}
+    for _, src, dst, qpn, op, psn, _, syn in packets(path, aeth=True):
+        if op in SEND_WRITE:
+            c = conns.setdefault((src, dst), {"sent": None, "acked": None,
+                                              "most": 0, "qpn": qpn})
+            if c["sent"] is None or psn_after(psn, c["sent"]) > 0:
+                c["sent"] = psn
+            if c["acked"] is None:
+                c["acked"] = (psn - 1) % PSN_MOD
+        else:
+            a = acked_psn(op, syn, psn)
+            c = conns.get((dst, src))
+            if a is None or c is None or c["acked"] is None:
+                continue
+            if psn_after(a, c["acked"]) > 0:
+                c["acked"] = a
+        if c["sent"] is not None and c["acked"] is not None:
+            c["most"] = max(c["most"], psn_after(c["sent"], c["acked"]))
+    worst = 0
+    for (src, dst), c in sorted(conns.items()):
+        print("%s -> %s QP %d: at most %d PSNs in flight" % (
+            ".".join(map(str, src)), ".".join(map(str, dst)), c["qpn"],
+            c["most"]))
+        worst = max(worst, c["most"])
+    if not conns:
+        print("no SEND or WRITE requests in the capture")
+        return 1
+    return 1 if worst > limit else 0
 
 
 def main():
+    if sys.argv[1] == "--window":
+        sys.exit(window(sys.argv[3], int(sys.argv[2])))
     path = sys.argv[1]
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 40
     # Packets by destination (address, QPN).  A request to (b, R) from a

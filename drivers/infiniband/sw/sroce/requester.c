@@ -243,8 +243,8 @@ static void sroce_req_local(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 /*
  * May WQE @wqe, not yet started, go now?  Reads and atomics are limited
  * by max_rd_atomic, fenced WQEs wait for them, local operations wait for
- * everything before them, and RC keeps at most SROCE_MAX_UNACKED_PSNS in
- * flight.
+ * everything before them.  (The RC window is checked per packet, by
+ * sroce_req_window_open().)
  */
 static bool sroce_wqe_may_start(struct sroce_qp *qp,
 				const struct sroce_send_wqe *wqe)
@@ -263,11 +263,22 @@ static bool sroce_wqe_may_start(struct sroce_qp *qp,
 		return true;
 	if ((wqe->wr.send_flags & IB_SEND_FENCE) && qp->req.rd_atomic)
 		return false;
-	if (sroce_wr_is_read_atomic(op) &&
-	    qp->req.rd_atomic >= max_t(u32, qp->attr.max_rd_atomic, 1))
-		return false;
-	return sroce_psn_cmp(qp->req.psn,
-			     qp->comp.psn + SROCE_MAX_UNACKED_PSNS) < 0;
+	return !sroce_wr_is_read_atomic(op) ||
+	       qp->req.rd_atomic < max_t(u32, qp->attr.max_rd_atomic, 1);
+}
+
+/*
+ * RC keeps at most SROCE_MAX_UNACKED_PSNS packets in flight.  Counted per
+ * packet, not per message: a message longer than the window waits in the
+ * middle for the ACKs (a 1 MiB SEND once put 1535 PSNs in flight).  A
+ * READ request counts once, for all the PSNs of its responses.
+ */
+static bool sroce_req_window_open(const struct sroce_qp *qp)
+{
+	return qp->ibqp.qp_type != IB_QPT_RC ||
+	       sroce_psn_cmp(qp->req.psn,
+			     sroce_psn_add(qp->comp.psn,
+					   SROCE_MAX_UNACKED_PSNS)) < 0;
 }
 
 static void sroce_wqe_start(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
@@ -572,6 +583,8 @@ int sroce_req_send(struct sroce_qp *qp, int budget)
 			WRITE_ONCE(qp->req.next, qp->req.next + 1);
 			break;
 		}
+		if (!sroce_req_window_open(qp))
+			break;
 		if (wqe->state == SROCE_WQE_PENDING) {
 			if (!sroce_wqe_may_start(qp, wqe))
 				break;
