@@ -138,6 +138,7 @@ static void sroce_comp_progress(struct sroce_qp *qp, u32 psn)
 	if (sroce_psn_cmp(psn, qp->comp.psn) > 0) {
 		WRITE_ONCE(qp->comp.psn, psn);
 		qp->comp.seq_retry = false;
+		qp->comp.reasked = false;
 	}
 	qp->comp.retry_left = qp->attr.retry_cnt;
 	sroce_timers_progress(qp);
@@ -285,11 +286,17 @@ static void sroce_comp_atomic_ack(struct sroce_qp *qp,
 	sroce_comp_progress(qp, sroce_psn_add(pkt->psn, 1));
 }
 
-/* The WQE the peer refused with a NAK or RNR NAK for @psn. */
+/*
+ * The WQE the peer refused with a NAK or RNR NAK for @psn.  A NAK for a
+ * PSN already acknowledged is stale (a copy, or overtaken by the ACK of
+ * a resend): going back to it would resend what the peer has.
+ */
 static struct sroce_send_wqe *sroce_comp_naked(struct sroce_qp *qp, u32 psn)
 {
 	struct sroce_send_wqe *wqe;
 
+	if (sroce_psn_cmp(psn, qp->comp.psn) < 0)
+		return NULL;
 	if (sroce_psn_cmp(psn, qp->comp.psn) > 0)
 		sroce_comp_ack(qp, sroce_psn_add(psn, -1));
 	wqe = sroce_comp_ack_upto(qp, sroce_psn_add(psn, -1));
@@ -450,6 +457,44 @@ static void sroce_comp_release_held(struct sroce_qp *qp)
 		sroce_timers_held(qp, held);
 }
 
+/*
+ * No room to hold another response past the gap at comp.psn: the gap is
+ * a loss, ask again.  But once asked, the responses the peer sent before
+ * the request came (a READ's stream in flight, hundreds when a backlog
+ * is long) still arrive past the gap: asking again for every 32 of them
+ * restarted the peer's stream each time, a storm that filled the
+ * backlogs and cost other QPs their packets (one READ asked for 73
+ * times).  So, as the IBTA has a requester do, they are dropped until
+ * the answer fills the gap (progress); if the request to ask again was
+ * lost, the wait for the held ones runs out and asks again
+ * (sroce_comp_reorder_expired()).
+ */
+static void sroce_comp_hold_full(struct sroce_qp *qp)
+{
+	if (qp->comp.reasked) {
+		sroce_count(sroce_qp_dev(qp), SROCE_CNT_REORDER_DROPPED);
+		return;
+	}
+	sroce_comp_reorder_expired(qp);
+}
+
+/**
+ * sroce_comp_stale - would a response with @psn change nothing?
+ * @qp: an RC QP
+ * @psn: the response's PSN, not yet checked by its ICRC
+ *
+ * Responses (ACKs, NAKs, READ responses) for PSNs already acknowledged,
+ * or for PSNs never sent, are dropped by sroce_comp_rcv() anyway; a
+ * responder answering a go-back-N sends many, so drop them before
+ * paying for their ICRC.
+ */
+bool sroce_comp_stale(const struct sroce_qp *qp, u32 psn)
+{
+	return !sroce_comp_active(qp) ||
+	       sroce_psn_cmp(psn, qp->comp.psn) < 0 ||
+	       sroce_psn_cmp(psn, qp->req.psn) >= 0;
+}
+
 /**
  * sroce_comp_rcv - a response from the peer of an RC QP
  * @qp: the QP
@@ -467,7 +512,7 @@ void sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	if (!nak && sroce_psn_cmp(pkt->psn, qp->req.psn) < 0 &&
 	    sroce_comp_past_gap(qp, pkt)) {
 		if (!sroce_reorder_hold(qp, &qp->comp.held, pkt->psn, skb))
-			sroce_comp_reorder_expired(qp);
+			sroce_comp_hold_full(qp);
 	} else {
 		sroce_comp_rcv_one(qp, pkt, skb);
 		if (!skb_queue_empty(&qp->comp.held))
@@ -490,8 +535,10 @@ void sroce_comp_reorder_expired(struct sroce_qp *qp)
 	if (skb_queue_empty(&qp->comp.held))
 		return;
 	sroce_reorder_drop(qp, &qp->comp.held);
-	if (sroce_comp_active(qp))
-		sroce_req_rewind(qp, qp->comp.psn);
+	if (!sroce_comp_active(qp))
+		return;
+	qp->comp.reasked = true;
+	sroce_req_rewind(qp, qp->comp.psn);
 }
 
 /* The local ACK timer fired: resend from the oldest unacknowledged PSN. */

@@ -25,6 +25,10 @@ struct sroce_send_wqe;
  * @rnr_wait: sending stopped until the RNR timer fires
  * @seq_retry: a go-back-N for a sequence NAK is under way; until the
  *	peer makes progress, further sequence NAKs are not retried
+ * @reasked: the completer asked again for the gap at @psn (its held
+ *	responses overflowed, or their wait ran out); until @psn moves,
+ *	responses that overflow the held ones are dropped rather than
+ *	asked for again
  * @cur: where in that READ's scatter list @read_off is
  * @held: responses and ACKs past a gap, in PSN order, waiting for it
  */
@@ -36,11 +40,13 @@ struct sroce_comp {
 	u8 rnr_left;
 	bool rnr_wait;
 	bool seq_retry;
+	bool reasked;
 	struct sk_buff_head held;
 };
 
 void sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		    struct sk_buff *skb);
+bool sroce_comp_stale(const struct sroce_qp *qp, u32 psn);
 void sroce_comp_timeout(struct sroce_qp *qp);
 void sroce_comp_rnr_expired(struct sroce_qp *qp);
 void sroce_comp_reorder_expired(struct sroce_qp *qp);

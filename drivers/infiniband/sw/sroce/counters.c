@@ -33,6 +33,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RX_MCAST].name = "rx_mcast",
 	[SROCE_CNT_RX_DROP_MCAST].name = "rx_drop_mcast",
 	[SROCE_CNT_RX_RXE_FLUSH_ICRC].name = "rx_rxe_flush_icrc",
+	[SROCE_CNT_RX_DROP_STALE].name = "rx_drop_stale",
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);

@@ -35,6 +35,7 @@ enum sroce_counter {
 	SROCE_CNT_RX_MCAST,		/* copies of multicast packets delivered */
 	SROCE_CNT_RX_DROP_MCAST,	/* multicast QPN: no QP of ours in the group */
 	SROCE_CNT_RX_RXE_FLUSH_ICRC,	/* a FLUSH with rdma_rxe's ICRC, taken */
+	SROCE_CNT_RX_DROP_STALE,	/* RC: would change nothing, not checked */
 	SROCE_NUM_COUNTERS
 };
 

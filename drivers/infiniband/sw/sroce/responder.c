@@ -523,6 +523,22 @@ static void sroce_rc_release_held(struct sroce_qp *qp)
 		sroce_timers_held(qp, held);
 }
 
+/**
+ * sroce_resp_stale - would an RC request with @psn change nothing?
+ * @qp: an RC QP
+ * @psn: the request's PSN, not yet checked by its ICRC
+ *
+ * A request past a gap we have already NAKed, or any request while a
+ * fatal NAK waits to go, is dropped by sroce_rc_rcv_one() anyway; a
+ * requester going back N sends a window of them, so drop them before
+ * paying for their ICRC.
+ */
+bool sroce_resp_stale(const struct sroce_qp *qp, u32 psn)
+{
+	return qp->resp.fail_pending ||
+	       (qp->resp.nak_sent && sroce_psn_cmp(psn, qp->resp.psn) > 0);
+}
+
 static void sroce_rc_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 			 struct sk_buff *skb)
 {

@@ -122,6 +122,7 @@ static inline void sroce_resp_msg_done(struct sroce_resp *resp)
 
 void sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		    struct sk_buff *skb);
+bool sroce_resp_stale(const struct sroce_qp *qp, u32 psn);
 void sroce_resp_reorder_expired(struct sroce_qp *qp);
 bool sroce_rq_flush(struct sroce_qp *qp, int budget, u32 *ring_left);
 int sroce_resp_init(struct sroce_qp *qp);

@@ -314,6 +314,24 @@ checked:
 	return len;
 }
 
+/*
+ * An RC packet from the peer that would change nothing: see
+ * sroce_resp_stale() and sroce_comp_stale().  Read from the BTH before
+ * the ICRC is checked, so it may only ever drop, never act.
+ */
+static bool sroce_rx_stale(const struct sroce_qp *qp,
+			   const struct sk_buff *skb)
+{
+	const struct sroce_bth *bth = sroce_skb_bth(skb);
+	const struct sroce_opcode_info *info = sroce_opcode(bth->opcode);
+	u32 psn = be32_to_cpu(bth->apsn) & SROCE_PSN_MASK;
+
+	if (qp->ibqp.qp_type != IB_QPT_RC || !info)
+		return false;
+	return info->flags & SROCE_F_REQ ? sroce_resp_stale(qp, psn) :
+					   sroce_comp_stale(qp, psn);
+}
+
 /**
  * sroce_rx_process - check and dispatch one received packet
  * @qp: the QP it is addressed to
@@ -329,6 +347,10 @@ void sroce_rx_process(struct sroce_qp *qp, struct sk_buff *skb)
 
 	if (!sroce_rx_from_peer(qp, skb)) {
 		sroce_count(sdev, SROCE_CNT_RX_DROP_PEER);
+		return;
+	}
+	if (sroce_rx_stale(qp, skb)) {
+		sroce_count(sdev, SROCE_CNT_RX_DROP_STALE);
 		return;
 	}
 	len = sroce_rx_unwrap(sdev, skb);
