@@ -715,6 +715,7 @@ static int conn_connect(const struct side *s, struct conn *q,
 			char *err, size_t errlen)
 {
 	struct ibv_qp_attr a;
+	int ret, tries;
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
@@ -745,10 +746,21 @@ static int conn_connect(const struct side *s, struct conn *q,
 	a.ah_attr.grh.sgid_index = s->gid_idx;
 	a.ah_attr.grh.hop_limit = 64;
 	a.ah_attr.port_num = s->ib_port;
-	if (modify(q->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-		   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-		   IBV_QP_MIN_RNR_TIMER, "RTR", err, errlen))
-		return -1;
+	/*
+	 * The RDMA core resolves the peer's MAC here, giving up after a
+	 * second: over a lossy wire (the soak's netem) the ARP exchange
+	 * itself may be lost.  Try again, as rdma_cm users do.
+	 */
+	for (tries = 0;; tries++) {
+		ret = modify(q->qp, &a, IBV_QP_STATE | IBV_QP_AV |
+			     IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			     IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			     IBV_QP_MIN_RNR_TIMER, "RTR", err, errlen);
+		if (!ret)
+			break;
+		if (ret != ETIMEDOUT || tries == 4)
+			return -1;
+	}
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
