@@ -482,17 +482,23 @@ static void sroce_comp_hold_full(struct sroce_qp *qp)
  * sroce_comp_stale - would a response with @psn change nothing?
  * @qp: an RC QP
  * @psn: the response's PSN, not yet checked by its ICRC
+ * @flags: its opcode's flags
  *
  * Responses (ACKs, NAKs, READ responses) for PSNs already acknowledged,
- * or for PSNs never sent, are dropped by sroce_comp_rcv() anyway; a
- * responder answering a go-back-N sends many, so drop them before
- * paying for their ICRC.
+ * or for PSNs never sent, are dropped by sroce_comp_rcv() anyway, and so
+ * are READ responses past a gap asked for again once there is no room to
+ * hold them (sroce_comp_hold_full()); a responder answering a go-back-N
+ * sends many, so drop them before paying for their ICRC.
  */
-bool sroce_comp_stale(const struct sroce_qp *qp, u32 psn)
+bool sroce_comp_stale(const struct sroce_qp *qp, u32 psn, u32 flags)
 {
-	return !sroce_comp_active(qp) ||
-	       sroce_psn_cmp(psn, qp->comp.psn) < 0 ||
-	       sroce_psn_cmp(psn, qp->req.psn) >= 0;
+	if (!sroce_comp_active(qp) ||
+	    sroce_psn_cmp(psn, qp->comp.psn) < 0 ||
+	    sroce_psn_cmp(psn, qp->req.psn) >= 0)
+		return true;
+	return (flags & SROCE_F_READ_RESP) && qp->comp.reasked &&
+	       sroce_psn_cmp(psn, qp->comp.psn) > 0 &&
+	       sroce_reorder_full(&qp->comp.held);
 }
 
 /**

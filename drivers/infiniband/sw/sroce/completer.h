@@ -46,7 +46,7 @@ struct sroce_comp {
 
 void sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		    struct sk_buff *skb);
-bool sroce_comp_stale(const struct sroce_qp *qp, u32 psn);
+bool sroce_comp_stale(const struct sroce_qp *qp, u32 psn, u32 flags);
 void sroce_comp_timeout(struct sroce_qp *qp);
 void sroce_comp_rnr_expired(struct sroce_qp *qp);
 void sroce_comp_reorder_expired(struct sroce_qp *qp);

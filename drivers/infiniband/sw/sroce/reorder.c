@@ -97,6 +97,15 @@ bool sroce_reorder_hold(struct sroce_qp *qp, struct sk_buff_head *held,
 }
 
 /**
+ * sroce_reorder_full - is there no room to hold another packet?
+ * @held: the responder's or the completer's held packets
+ */
+bool sroce_reorder_full(const struct sk_buff_head *held)
+{
+	return skb_queue_len(held) >= SROCE_REORDER_HOLD;
+}
+
+/**
  * sroce_reorder_drop - the gap was a loss: drop what was held past it
  * @qp: the QP
  * @held: the responder's or the completer's held packets

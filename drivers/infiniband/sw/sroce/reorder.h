@@ -21,5 +21,6 @@ enum sroce_held_result sroce_held_insert(struct sk_buff_head *held, u32 psn,
 bool sroce_reorder_hold(struct sroce_qp *qp, struct sk_buff_head *held,
 			u32 psn, struct sk_buff *skb);
 void sroce_reorder_drop(struct sroce_qp *qp, struct sk_buff_head *held);
+bool sroce_reorder_full(const struct sk_buff_head *held);
 
 #endif /* SROCE_REORDER_H */

@@ -329,7 +329,7 @@ static bool sroce_rx_stale(const struct sroce_qp *qp,
 	if (qp->ibqp.qp_type != IB_QPT_RC || !info)
 		return false;
 	return info->flags & SROCE_F_REQ ? sroce_resp_stale(qp, psn) :
-					   sroce_comp_stale(qp, psn);
+					   sroce_comp_stale(qp, psn, info->flags);
 }
 
 /**
