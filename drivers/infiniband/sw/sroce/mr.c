@@ -157,25 +157,47 @@ static struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
 	return &mr->ibmr;
 }
 
-static int sroce_mr_fill_pages(struct sroce_mr *mr, struct ib_umem *umem)
+/* The pages of @umem, in order; *@npages of them. */
+static int sroce_umem_pages(struct ib_umem *umem, struct page ***pages,
+			    unsigned int *npages)
 {
+	unsigned int n = 0, max = ib_umem_num_pages(umem);
 	struct sg_page_iter it;
-	unsigned int n = 0;
+	struct page **p;
 
-	mr->npages = ib_umem_num_pages(umem);
-	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages), SROCE_GFP_USER);
-	if (!mr->pages)
+	p = kvcalloc(max, sizeof(*p), SROCE_GFP_USER);
+	if (!p)
 		return -ENOMEM;
 
 	for_each_sgtable_page(&umem->sgt_append.sgt, &it, 0) {
-		if (n == mr->npages)
+		if (n == max)
 			break;
-		mr->pages[n++] = sg_page_iter_page(&it);
+		p[n++] = sg_page_iter_page(&it);
 	}
-	if (WARN_ON_ONCE(n != mr->npages))
+	if (WARN_ON_ONCE(n != max)) {
+		kvfree(p);
 		return -EFAULT;
+	}
+	*pages = p;
+	*npages = n;
+	return 0;
+}
+
+static int sroce_mr_fill_pages(struct sroce_mr *mr, struct ib_umem *umem)
+{
+	int err = sroce_umem_pages(umem, &mr->pages, &mr->npages);
+
+	if (err)
+		return err;
 	mr->page_off = ib_umem_offset(umem);
 	return 0;
+}
+
+/* The length and iova of a user MR: what reg and rereg accept. */
+static bool sroce_user_range_ok(u64 length, u64 iova)
+{
+	return length && length <= SROCE_MAX_MR_SIZE &&
+	       iova <= U64_MAX - length;
 }
 
 /*
@@ -193,7 +215,7 @@ static struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start,
 	err = sroce_check_access(access, SROCE_ACCESS_USER_MR);
 	if (err)
 		return ERR_PTR(err);
-	if (!length || length > SROCE_MAX_MR_SIZE || iova > U64_MAX - length)
+	if (!sroce_user_range_ok(length, iova))
 		return ERR_PTR(-EINVAL);
 
 	umem = ib_umem_get(ibpd->device, start, length, access);
@@ -225,6 +247,139 @@ err_mr:
 err_umem:
 	ib_umem_release(umem);
 	return ERR_PTR(err);
+}
+
+/*
+ * A user MR's registration as rereg_user_mr replaces it: everything
+ * that can fail is done on this copy before the MR is touched, so a
+ * failed rereg leaves the registration as it was.  After the swap it
+ * holds the old memory, which is then released.
+ */
+struct sroce_mr_rereg {
+	struct sroce_pd *pd;
+	int access;
+	struct ib_umem *umem;
+	struct page **pages;
+	unsigned int npages;
+	unsigned int page_off;
+	u64 iova;
+	u64 length;
+};
+
+/* Pin the memory of IB_MR_REREG_TRANS into @r. */
+static int sroce_rereg_pin(struct sroce_mr *mr, struct sroce_mr_rereg *r,
+			   u64 start)
+{
+	int err;
+
+	if (!sroce_user_range_ok(r->length, r->iova))
+		return -EINVAL;
+	r->umem = ib_umem_get(mr->ibmr.device, start, r->length, r->access);
+	if (IS_ERR(r->umem)) {
+		err = PTR_ERR(r->umem);
+		r->umem = NULL;
+		return err;
+	}
+	err = sroce_umem_pages(r->umem, &r->pages, &r->npages);
+	if (err)
+		return err;
+	r->page_off = ib_umem_offset(r->umem);
+	return 0;
+}
+
+/* Check the rereg and prepare what it sets in @r. */
+static int sroce_rereg_prepare(struct sroce_mr *mr, struct sroce_mr_rereg *r,
+			       int flags, u64 start, u64 length, u64 iova,
+			       int access, struct ib_pd *ibpd)
+{
+	int err;
+
+	/* Only memory pinned by reg_user_mr can be pinned anew. */
+	if (mr->type != IB_MR_TYPE_USER || !mr->umem)
+		return -EOPNOTSUPP;
+	if (flags & ~IB_MR_REREG_SUPPORTED)
+		return -EOPNOTSUPP;
+
+	r->pd = mr->pd;
+	if (flags & IB_MR_REREG_PD)
+		r->pd = container_of(ibpd, struct sroce_pd, ibpd);
+	r->access = mr->access;
+	if (flags & IB_MR_REREG_ACCESS) {
+		err = sroce_check_access(access, SROCE_ACCESS_USER_MR);
+		if (err)
+			return err;
+		r->access = access;
+	}
+	if (flags & IB_MR_REREG_TRANS) {
+		r->iova = iova;
+		r->length = length;
+		return sroce_rereg_pin(mr, r, start);
+	}
+	/*
+	 * The pages stay: they were pinned for reading only if the MR
+	 * was not writable then (ib_umem_check_rereg() of 6.12 says so too).
+	 */
+	if (ib_access_writable(r->access) && !mr->umem->writable)
+		return -EACCES;
+	return 0;
+}
+
+/* Put @r in place, and the registration it replaces into @r. */
+static int sroce_rereg_swap(struct sroce_mr *mr, struct sroce_mr_rereg *r)
+{
+	int err = 0;
+
+	/* Waits for the accesses under way; later ones see @r whole. */
+	write_lock_bh(&mr->lock);
+	if (mr->nr_mw) {
+		err = -EBUSY;	/* as dereg_mr: its windows would dangle */
+	} else {
+		mr->pd = r->pd;
+		mr->access = r->access;
+		if (r->umem) {
+			swap(mr->umem, r->umem);
+			swap(mr->pages, r->pages);
+			swap(mr->npages, r->npages);
+			swap(mr->page_off, r->page_off);
+			swap(mr->iova, r->iova);
+			swap(mr->length, r->length);
+		}
+	}
+	write_unlock_bh(&mr->lock);
+	return err;
+}
+
+/*
+ * rereg_user_mr: IB_MR_REREG_TRANS (new memory and iova), _PD and
+ * _ACCESS, any mix, on the MR in place.  The keys stay (the verbs'
+ * Reregister Memory Region keeps the MR and its handle; returning NULL
+ * tells the core the ib_mr is still the one).  The core has checked the
+ * flags, the access for the device, that @start and @iova share their
+ * page offset, and holds the MR's handle exclusively: neither dereg nor
+ * another rereg runs meanwhile.
+ */
+static struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags,
+					 u64 start, u64 length, u64 iova,
+					 int access, struct ib_pd *ibpd,
+					 struct ib_udata *udata)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+	struct sroce_mr_rereg r = {};
+	int err;
+
+	err = sroce_rereg_prepare(mr, &r, flags, start, length, iova, access,
+				  ibpd);
+	if (!err)
+		err = sroce_rereg_swap(mr, &r);
+	if (!err && (flags & IB_MR_REREG_TRANS)) {
+		/* The core sets them too; so they are right on any kernel. */
+		ibmr->iova = iova;
+		ibmr->length = length;
+	}
+	/* The old memory, or the new one if the rereg failed. */
+	ib_umem_release(r.umem);
+	kvfree(r.pages);
+	return err ? ERR_PTR(err) : NULL;
 }
 
 static struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
@@ -538,6 +693,7 @@ static const struct ib_device_ops sroce_mr_ops = {
 	.get_dma_mr = sroce_get_dma_mr,
 	.map_mr_sg = sroce_map_mr_sg,
 	.reg_user_mr = sroce_reg_user_mr,
+	.rereg_user_mr = sroce_rereg_user_mr,
 };
 
 /* Install the MR verbs; called while the device is set up. */
