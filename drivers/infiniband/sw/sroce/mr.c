@@ -5,6 +5,7 @@
  * rules (keys, lifetime, contexts, error codes) are in mr.h; the copies
  * and atomics on MR memory are in mem.c.
  */
+#include <linux/dma-buf.h>
 #include <linux/highmem.h>
 #include <linux/log2.h>
 #include <linux/minmax.h>
@@ -12,6 +13,7 @@
 #include <linux/random.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 #include <kunit/visibility.h>
@@ -121,9 +123,12 @@ static int sroce_mr_publish(struct sroce_mr *mr)
 			       GFP_KERNEL));
 }
 
+static void sroce_dmabuf_close(struct sroce_mr *mr);
+
 static void sroce_mr_free_unpublished(struct sroce_mr *mr)
 {
 	xa_erase(&mr->sdev->mr_table.xa, mr->index);
+	sroce_dmabuf_close(mr);
 	kvfree(mr->pages);
 	kfree(mr->blocks);
 	kfree(mr->map_blocks);
@@ -200,6 +205,27 @@ static bool sroce_user_range_ok(u64 length, u64 iova)
 	       iova <= U64_MAX - length;
 }
 
+/* What a new user MR (or dma-buf MR) may be given. */
+static int sroce_user_mr_check(int access, u64 length, u64 iova)
+{
+	int err = sroce_check_access(access, SROCE_ACCESS_USER_MR);
+
+	if (!err && !sroce_user_range_ok(length, iova))
+		err = -EINVAL;
+	return err;
+}
+
+/* A user MR whose pages are in place: its range, valid, published. */
+static int sroce_user_mr_publish(struct sroce_mr *mr, u64 iova, u64 length)
+{
+	mr->iova = iova;
+	mr->length = length;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	mr->state = SROCE_MR_VALID;
+	return sroce_mr_publish(mr);
+}
+
 /*
  * @start is the user address of the memory, @iova the address the MR
  * gives its first byte (they may differ, also in their page offsets).
@@ -212,11 +238,9 @@ static struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start,
 	struct sroce_mr *mr;
 	int err;
 
-	err = sroce_check_access(access, SROCE_ACCESS_USER_MR);
+	err = sroce_user_mr_check(access, length, iova);
 	if (err)
 		return ERR_PTR(err);
-	if (!sroce_user_range_ok(length, iova))
-		return ERR_PTR(-EINVAL);
 
 	umem = ib_umem_get(ibpd->device, start, length, access);
 	if (IS_ERR(umem))
@@ -231,13 +255,7 @@ static struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start,
 	if (err)
 		goto err_mr;
 	mr->umem = umem;
-	mr->iova = iova;
-	mr->length = length;
-	mr->ibmr.iova = iova;
-	mr->ibmr.length = length;
-	mr->state = SROCE_MR_VALID;
-
-	err = sroce_mr_publish(mr);
+	err = sroce_user_mr_publish(mr, iova, length);
 	if (err)
 		goto err_mr;
 	return &mr->ibmr;
@@ -247,6 +265,133 @@ err_mr:
 err_umem:
 	ib_umem_release(umem);
 	return ERR_PTR(err);
+}
+
+/*
+ * dma-buf MRs.  ib_umem_dmabuf_get() attaches the buffer to the device's
+ * DMA device and maps it for that device; a software device has none (it
+ * uses virt DMA), which is why rdma_rxe has no reg_user_mr_dmabuf.
+ * sroce's data path is the CPU, so it asks the exporter for a kernel
+ * mapping instead (dma_buf_vmap(), which also keeps a buffer that could
+ * move where it is), holds a CPU access open for the life of the MR
+ * (dma_buf_begin_cpu_access(): the exporter's cache maintenance; a no-op
+ * on x86) and takes the pages behind the mapping: from then on the MR is
+ * a user MR to the data path, zero-copy sends included.  That serves
+ * exporters of system memory that have a vmap: udmabuf (memfd pages), the
+ * GEM shmem and DMA helpers, GPU buffers placed in system memory.  Device
+ * memory (an I/O mapping, or one without struct pages) and exporters
+ * without vmap are refused with -EOPNOTSUPP.  No move notification is
+ * needed: nothing moves a vmapped buffer.
+ */
+MODULE_IMPORT_NS(DMA_BUF);
+
+/* The page behind @va of a dma-buf's kernel mapping, or NULL. */
+static struct page *sroce_dmabuf_page(const void *va)
+{
+	if (is_vmalloc_addr(va))
+		return vmalloc_to_page(va);
+	if (virt_addr_valid(va))
+		return virt_to_page(va);
+	return NULL;
+}
+
+/* Take the buffer of @fd for @mr: referenced, in CPU access, vmapped. */
+static int sroce_dmabuf_open(struct sroce_mr *mr, int fd, u64 offset,
+			     u64 length)
+{
+	struct dma_buf *dmabuf;
+	int err;
+
+	dmabuf = dma_buf_get(fd);
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+	if (offset > dmabuf->size || length > dmabuf->size - offset) {
+		err = -EINVAL;
+		goto err_put;
+	}
+	err = dma_buf_begin_cpu_access(dmabuf, DMA_BIDIRECTIONAL);
+	if (err)
+		goto err_put;
+	err = dma_buf_vmap_unlocked(dmabuf, &mr->dmabuf_map);
+	if (!err && mr->dmabuf_map.is_iomem) {
+		dma_buf_vunmap_unlocked(dmabuf, &mr->dmabuf_map);
+		err = -EOPNOTSUPP;
+	}
+	if (err) {
+		/* dma_buf_vmap() says -EINVAL for an exporter without vmap */
+		err = err == -EINVAL ? -EOPNOTSUPP : err;
+		goto err_end;
+	}
+	mr->dmabuf = dmabuf;
+	return 0;
+
+err_end:
+	dma_buf_end_cpu_access(dmabuf, DMA_BIDIRECTIONAL);
+err_put:
+	dma_buf_put(dmabuf);
+	return err;
+}
+
+/* Undo sroce_dmabuf_open(), if @mr is a dma-buf MR. */
+static void sroce_dmabuf_close(struct sroce_mr *mr)
+{
+	if (!mr->dmabuf)
+		return;
+	dma_buf_vunmap_unlocked(mr->dmabuf, &mr->dmabuf_map);
+	dma_buf_end_cpu_access(mr->dmabuf, DMA_BIDIRECTIONAL);
+	dma_buf_put(mr->dmabuf);
+	mr->dmabuf = NULL;
+}
+
+/* The pages behind [@offset, @offset + @length) of @mr's buffer. */
+static int sroce_dmabuf_pages(struct sroce_mr *mr, u64 offset, u64 length)
+{
+	const u8 *base = (const u8 *)mr->dmabuf_map.vaddr +
+			 (offset & PAGE_MASK);
+	unsigned int i, n;
+
+	n = DIV_ROUND_UP(offset_in_page(offset) + length, PAGE_SIZE);
+	mr->pages = kvcalloc(n, sizeof(*mr->pages), SROCE_GFP_USER);
+	if (!mr->pages)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		mr->pages[i] = sroce_dmabuf_page(base + (size_t)i * PAGE_SIZE);
+		if (!mr->pages[i])
+			return -EOPNOTSUPP;
+		if (!(i % 4096))
+			cond_resched();	/* up to 2^26 page table walks */
+	}
+	mr->npages = n;
+	mr->page_off = offset_in_page(offset);
+	return 0;
+}
+
+/* reg_user_mr_dmabuf: @length bytes of the dma-buf @fd from @offset. */
+static struct ib_mr *sroce_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+					      u64 length, u64 iova, int fd,
+					      int access,
+					      SROCE_REG_DMABUF_ARG *arg)
+{
+	struct sroce_mr *mr;
+	int err;
+
+	err = sroce_user_mr_check(access, length, iova);
+	if (err)
+		return ERR_PTR(err);
+
+	mr = sroce_mr_alloc(ibpd, IB_MR_TYPE_USER, access);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	err = sroce_dmabuf_open(mr, fd, offset, length);
+	if (!err)
+		err = sroce_dmabuf_pages(mr, offset, length);
+	if (!err)
+		err = sroce_user_mr_publish(mr, iova, length);
+	if (err) {
+		sroce_mr_free_unpublished(mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ibmr;
 }
 
 /*
@@ -294,7 +439,7 @@ static int sroce_rereg_prepare(struct sroce_mr *mr, struct sroce_mr_rereg *r,
 {
 	int err;
 
-	/* Only memory pinned by reg_user_mr can be pinned anew. */
+	/* Only memory pinned by reg_user_mr can be pinned anew (not a dma-buf). */
 	if (mr->type != IB_MR_TYPE_USER || !mr->umem)
 		return -EOPNOTSUPP;
 	if (flags & ~IB_MR_REREG_SUPPORTED)
@@ -482,6 +627,7 @@ static int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 			   "MR %#x still in use; waiting\n", mr->ibmr.lkey);
 
 	ib_umem_release(mr->umem);
+	sroce_dmabuf_close(mr);
 	kvfree(mr->pages);
 	kfree(mr->blocks);
 	kfree(mr->map_blocks);
@@ -693,6 +839,7 @@ static const struct ib_device_ops sroce_mr_ops = {
 	.get_dma_mr = sroce_get_dma_mr,
 	.map_mr_sg = sroce_map_mr_sg,
 	.reg_user_mr = sroce_reg_user_mr,
+	.reg_user_mr_dmabuf = sroce_reg_user_mr_dmabuf,
 	.rereg_user_mr = sroce_rereg_user_mr,
 };
 

@@ -18,7 +18,10 @@
  * Kinds.  A DMA MR (get_dma_mr, kernel PDs only) covers the whole kernel
  * address space: with virt DMA an SGE address from a kernel ULP is a
  * kernel virtual address.  A user MR (reg_user_mr) pins pages with
- * ib_umem_get(); its memory is reached with kmap_local_page().
+ * ib_umem_get(); its memory is reached with kmap_local_page().  A
+ * dma-buf MR (reg_user_mr_dmabuf) is a user MR whose pages are those
+ * behind the exporter's vmap of the buffer (mr.c says which exporters
+ * that serves); the data path reaches them as a user MR's.
  * rereg_user_mr changes a user MR in place and keeps its keys: new
  * memory and iova (IB_MR_REREG_TRANS: the new pages are pinned before
  * and the old ones unpinned after the swap), PD or access; not while
@@ -62,6 +65,7 @@
 #define SROCE_MR_H
 
 #include <linux/completion.h>
+#include <linux/iosys-map.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
@@ -70,6 +74,7 @@
 #include <rdma/ib_verbs.h>
 #include <sroce/compat.h>
 
+struct dma_buf;
 struct ib_umem;
 struct sk_buff;
 struct sroce_dev;
@@ -129,7 +134,10 @@ enum sroce_mr_state {
  * @access: IB_ACCESS_* flags granted
  * @iova: the first address of the MR (a kernel address for a DMA MR)
  * @length: its length in bytes
- * @umem: user MR: the pinned memory
+ * @umem: user MR: the pinned memory; NULL for a dma-buf MR
+ * @dmabuf: dma-buf MR (reg_user_mr_dmabuf): the buffer, referenced,
+ *	vmapped and in CPU access from registration to dereg
+ * @dmabuf_map: its kernel mapping; @pages are the pages behind it
  * @pages: user MR: the pinned pages
  * @npages: user MR: entries in @pages
  * @page_off: user MR: offset of @iova in pages[0]
@@ -167,6 +175,8 @@ struct sroce_mr {
 	u64 length;
 
 	struct ib_umem *umem;
+	struct dma_buf *dmabuf;
+	struct iosys_map dmabuf_map;
 	struct page **pages;
 	unsigned int npages;
 	unsigned int page_off;
