@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sroce_rereg: ibv_rereg_mr on an rxe-ABI device, data checked.
+ * sroce_mr: the MR verbs beyond rdma_rxe on an rxe-ABI device, data
+ * checked: re-registration and dma-buf MRs.
  *
- *   sroce_rereg -d DEV -g GIDX [-n CYCLES]
+ *   sroce_mr rereg  -d DEV -g GIDX [-n CYCLES]
+ *   sroce_mr dmabuf -d DEV -g GIDX [-U]
  *
  * Two loopback RC pairs on DEV (GID index GIDX): pair A on PD A, pair B
- * on PD B; the "target" MR starts on PD A.  The requester of a pair
+ * on PD B.
+ *
+ * rereg: the "target" MR starts on PD A.  The requester of a pair
  * WRITEs and READs the target through its rkey, from a buffer of its own.
  *   trans    rereg to a new buffer: same keys, WRITE and READ land in the
  *            new buffer, the old one is left alone, its addresses fail
@@ -18,6 +22,16 @@
  *            CYCLES times while READs and WRITEs run through it: every
  *            completion succeeds and every packet's data (path MTU 1024)
  *            comes whole from one generation of the pages
+ *
+ * dmabuf: an MR on a udmabuf (memfd pages; -U: there is no /dev/udmabuf,
+ * only the errors that need none are checked).  librxe 44 has no
+ * reg_dmabuf_mr, so the program sends the uverbs method itself (ioctl).
+ *   data     WRITE and READ through its rkey, SEND into it and from it,
+ *            WRITE from it (the zero-copy send path): every byte checked
+ *            through the memfd's own mapping; past its end fails
+ *   errors   a bad fd, an fd that is not a dma-buf, a range past the
+ *            buffer, length 0; rereg of a dma-buf MR (EOPNOTSUPP)
+ *
  * Prints TAP; exits 0 only if every assertion passed.
  */
 #define _GNU_SOURCE
@@ -31,11 +45,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
+#include <linux/udmabuf.h>
+#include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/ib_user_verbs.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
 
 #include "sroce_tap.h"
 
@@ -261,30 +280,52 @@ static bool read_brings(struct pair *p, struct ibv_mr *mr, uint64_t addr,
  * the legacy write() interface, with @iova the MR's new address; then
  * what ibv_rereg_mr() updates in @mr.  The errno, 0 on success.
  */
-static int rereg_va(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
-		    void *addr, size_t len, uint64_t iova, int access)
+static int rereg_cmd(uint32_t handle, int flags, uint32_t pd_handle,
+		     void *addr, size_t len, uint64_t iova, int access,
+		     struct ib_uverbs_rereg_mr_resp *resp)
 {
 	struct {
 		struct ib_uverbs_cmd_hdr hdr;
 		struct ib_uverbs_rereg_mr cmd;
 	} req;
-	struct ib_uverbs_rereg_mr_resp resp;
 
 	memset(&req, 0, sizeof(req));
-	memset(&resp, 0, sizeof(resp));
+	memset(resp, 0, sizeof(*resp));
 	req.hdr.command = IB_USER_VERBS_CMD_REREG_MR;
 	req.hdr.in_words = sizeof(req) / 4;
-	req.hdr.out_words = sizeof(resp) / 4;
-	req.cmd.response = (uintptr_t)&resp;
-	req.cmd.mr_handle = mr->handle;
+	req.hdr.out_words = sizeof(*resp) / 4;
+	req.cmd.response = (uintptr_t)resp;
+	req.cmd.mr_handle = handle;
 	req.cmd.flags = flags;
 	req.cmd.start = (uintptr_t)addr;
 	req.cmd.length = len;
 	req.cmd.hca_va = iova;
-	req.cmd.pd_handle = flags & IBV_REREG_MR_CHANGE_PD ? pd->handle : 0;
+	req.cmd.pd_handle = pd_handle;
 	req.cmd.access_flags = access;
-	if (write(mr->context->cmd_fd, &req, sizeof(req)) != sizeof(req))
+	if (write(ctx->cmd_fd, &req, sizeof(req)) != sizeof(req))
 		return errno;
+	return 0;
+}
+
+/* A rereg without new memory or PD of the MR with @handle. */
+static int rereg_handle(uint32_t handle, int flags, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+
+	return rereg_cmd(handle, flags, 0, NULL, 0, 0, access, &resp);
+}
+
+static int rereg_va(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
+		    void *addr, size_t len, uint64_t iova, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	int err;
+
+	err = rereg_cmd(mr->handle, flags,
+			flags & IBV_REREG_MR_CHANGE_PD ? pd->handle : 0, addr,
+			len, iova, access, &resp);
+	if (err)
+		return err;
 	mr->lkey = resp.lkey;
 	mr->rkey = resp.rkey;
 	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
@@ -598,11 +639,251 @@ static void case_inflight(void)
 	      torn);
 }
 
+/* -------------------------------------------------------------- dma-buf */
+
+static bool no_udmabuf;
+
+/* A dma-buf MR: what reg_dmabuf_mr returns, as far as the tests need. */
+struct dmr {
+	uint32_t handle, lkey, rkey;
+};
+
+static void put_attr(struct ib_uverbs_attr *a, uint16_t id, uint16_t len,
+		     uint64_t data)
+{
+	a->attr_id = id;
+	a->len = len;
+	a->flags = UVERBS_ATTR_F_MANDATORY;
+	a->data = data;
+}
+
+/* UVERBS_METHOD_REG_DMABUF_MR through the ioctl; the errno, 0 if done. */
+static int reg_dmabuf(struct ibv_pd *pd, int fd, uint64_t offset,
+		      uint64_t len, uint64_t iova, int access, struct dmr *m)
+{
+	struct {
+		struct ib_uverbs_ioctl_hdr hdr;
+		struct ib_uverbs_attr attr[9];
+	} req;
+	struct ib_uverbs_attr *a = req.attr;
+
+	memset(&req, 0, sizeof(req));
+	req.hdr.length = sizeof(req);
+	req.hdr.object_id = UVERBS_OBJECT_MR;
+	req.hdr.method_id = UVERBS_METHOD_REG_DMABUF_MR;
+	req.hdr.num_attrs = 9;
+	req.hdr.driver_id = RDMA_DRIVER_RXE;	/* the uapi's: sroce's is rxe's */
+	put_attr(a++, UVERBS_ATTR_REG_DMABUF_MR_HANDLE, 0, 0);
+	put_attr(a++, UVERBS_ATTR_REG_DMABUF_MR_PD_HANDLE, 0, pd->handle);
+	put_attr(a++, UVERBS_ATTR_REG_DMABUF_MR_OFFSET, 8, offset);
+	put_attr(a++, UVERBS_ATTR_REG_DMABUF_MR_LENGTH, 8, len);
+	put_attr(a++, UVERBS_ATTR_REG_DMABUF_MR_IOVA, 8, iova);
+	put_attr(a++, UVERBS_ATTR_REG_DMABUF_MR_FD, 4, (uint32_t)fd);
+	put_attr(a++, UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS, 4, access);
+	put_attr(a++, UVERBS_ATTR_REG_DMABUF_MR_RESP_LKEY, 4,
+		 (uintptr_t)&m->lkey);
+	put_attr(a++, UVERBS_ATTR_REG_DMABUF_MR_RESP_RKEY, 4,
+		 (uintptr_t)&m->rkey);
+	if (ioctl(pd->context->cmd_fd, RDMA_VERBS_IOCTL, &req))
+		return errno;
+	m->handle = req.attr[0].data;
+	return 0;
+}
+
+/* DEREG_MR by handle (librxe's ibv_dereg_mr() wants its own ibv_mr). */
+static int dereg_handle(uint32_t handle)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_dereg_mr cmd;
+	} req;
+
+	memset(&req, 0, sizeof(req));
+	req.hdr.command = IB_USER_VERBS_CMD_DEREG_MR;
+	req.hdr.in_words = sizeof(req) / 4;
+	req.cmd.mr_handle = handle;
+	if (write(ctx->cmd_fd, &req, sizeof(req)) != sizeof(req))
+		return errno;
+	return 0;
+}
+
+/* A dma-buf of @len bytes from udmabuf; its memfd mapped at *@view. */
+static int udmabuf_new(size_t len, char **view)
+{
+	struct udmabuf_create c = { .flags = UDMABUF_FLAGS_CLOEXEC, .size = len };
+	int dev, fd, memfd;
+
+	dev = open("/dev/udmabuf", O_RDWR);
+	memfd = memfd_create("sroce", MFD_ALLOW_SEALING);
+	if (dev < 0 || memfd < 0 || ftruncate(memfd, len) ||
+	    fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK))
+		bail("udmabuf: /dev/udmabuf, memfd");
+	c.memfd = memfd;
+	fd = ioctl(dev, UDMABUF_CREATE, &c);
+	*view = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	if (fd < 0 || *view == MAP_FAILED)
+		bail("UDMABUF_CREATE");
+	close(memfd);
+	close(dev);
+	return fd;
+}
+
+/* @p's responder posts a receive of @len bytes into @lkey at @addr. */
+static void post_recv_rsp(struct pair *p, uint64_t addr, uint32_t len,
+			  uint32_t lkey)
+{
+	struct ibv_sge sge = { .addr = addr, .length = len, .lkey = lkey };
+	struct ibv_recv_wr wr = { .wr_id = 7, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	if (ibv_post_recv(p->rsp, &wr, &bad))
+		bail("post_recv");
+}
+
+/* A SEND of @len bytes from @lkey at @addr; both completions good? */
+static bool send_ok(struct pair *p, uint64_t addr, uint32_t len, uint32_t lkey)
+{
+	struct ibv_sge sge = { .addr = addr, .length = len, .lkey = lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 8, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_send_wr *bad;
+	struct ibv_wc wc;
+
+	return !ibv_post_send(p->req, &wr, &bad) && wait_wc(p, &wc) == 0 &&
+	       wait_wc(p, &wc) == 0;
+}
+
+#define DB_OFF		4096		/* the MR starts a page into the buffer */
+#define DB_IOVA		0x200000000ULL
+
+static void case_dmabuf_data(void)
+{
+	uint32_t len = LEN - 2 * DB_OFF;
+	struct dmr m;
+	char *view;
+	int fd, err;
+
+	fd = udmabuf_new(LEN, &view);
+	err = reg_dmabuf(pa.pd, fd, DB_OFF, len, DB_IOVA, ACC_RW, &m);
+	if (!check_errno(err, 0, "reg_dmabuf_mr of a udmabuf, from its 2nd page"))
+		return;
+	check(m.lkey == m.rkey, "lkey == rkey (%#x)", m.lkey);
+	memset(view, 0x5a, LEN);
+
+	fill(pa.lbuf, MSG, 21);
+	check(rdma(&pa, IBV_WR_RDMA_WRITE, 0, MSG, DB_IOVA + 8192, m.rkey) == 0 &&
+	      same(view + DB_OFF + 8192, 21, MSG),
+	      "WRITE through its rkey lands in the memfd's pages");
+	fill(view + DB_OFF + len - MSG, MSG, 22);
+	memset(pa.lbuf + MSG, 0, MSG);
+	check(rdma(&pa, IBV_WR_RDMA_READ, MSG, MSG, DB_IOVA + len - MSG,
+		   m.rkey) == 0 && same(pa.lbuf + MSG, 22, MSG),
+	      "READ through it brings the memfd's data (its last bytes)");
+	fill(pa.lbuf, MSG, 23);
+	post_recv_rsp(&pa, DB_IOVA + 16384, MSG, m.lkey);
+	check(send_ok(&pa, (uintptr_t)pa.lbuf, MSG, pa.lmr->lkey) &&
+	      same(view + DB_OFF + 16384, 23, MSG),
+	      "SEND into it (its lkey in a receive)");
+	fill(view + DB_OFF + 20480, MSG, 24);
+	memset(pa.lbuf + 2 * MSG, 0, MSG);
+	post_recv_rsp(&pa, (uintptr_t)pa.lbuf + 2 * MSG, MSG, pa.lmr->lkey);
+	check(send_ok(&pa, DB_IOVA + 20480, MSG, m.lkey) &&
+	      same(pa.lbuf + 2 * MSG, 24, MSG),
+	      "SEND from it (its lkey in a send)");
+	fill(view + DB_OFF + 24576, 3 * MSG, 25);
+	memset(buf1, 0, 3 * MSG);
+	{
+		struct ibv_sge sge = { .addr = DB_IOVA + 24576,
+				       .length = 3 * MSG, .lkey = m.lkey };
+		struct ibv_send_wr wr = {
+			.wr_id = 9, .sg_list = &sge, .num_sge = 1,
+			.opcode = IBV_WR_RDMA_WRITE,
+			.send_flags = IBV_SEND_SIGNALED,
+			.wr.rdma = { .remote_addr = (uintptr_t)buf1,
+				     .rkey = tmr->rkey },
+		};
+		struct ibv_send_wr *bad;
+		struct ibv_wc wc;
+
+		check(!ibv_post_send(pa.req, &wr, &bad) &&
+		      wait_wc(&pa, &wc) == 0 && same(buf1, 25, 3 * MSG),
+		      "WRITE of 12 KiB from it into a plain MR");
+	}
+	check(rdma(&pa, IBV_WR_RDMA_WRITE, 0, MSG, DB_IOVA + len - MSG / 2,
+		   m.rkey) == IBV_WC_REM_ACCESS_ERR,
+	      "WRITE past its end: remote access error");
+	check(all_bytes(view, 0x5a, DB_OFF) &&
+	      all_bytes(view + DB_OFF + len, 0x5a, LEN - DB_OFF - len),
+	      "the buffer outside the MR is left alone");
+	check_errno(rereg_handle(m.handle, IBV_REREG_MR_CHANGE_ACCESS, ACC_RW),
+		    EOPNOTSUPP, "rereg of a dma-buf MR");
+	check_errno(dereg_handle(m.handle), 0, "dereg the dma-buf MR");
+	check(rdma(&pa, IBV_WR_RDMA_READ, MSG, MSG, DB_IOVA, m.rkey) ==
+	      IBV_WC_REM_ACCESS_ERR, "its rkey is gone");
+	munmap(view, LEN);
+	close(fd);
+}
+
+static void case_dmabuf_errors(void)
+{
+	int memfd = memfd_create("sroce-plain", 0), fd;
+	struct dmr m;
+	char *view;
+
+	if (memfd < 0 || ftruncate(memfd, LEN))
+		bail("memfd");
+	check_errno(reg_dmabuf(pa.pd, -1, 0, LEN, 0, ACC_RW, &m), EBADF,
+		    "dma-buf fd -1");
+	check_errno(reg_dmabuf(pa.pd, memfd, 0, LEN, 0, ACC_RW, &m), EINVAL,
+		    "an fd that is not a dma-buf (a memfd)");
+	close(memfd);
+	if (no_udmabuf)
+		return;
+	fd = udmabuf_new(LEN, &view);
+	check_errno(reg_dmabuf(pa.pd, fd, DB_OFF, LEN, 0, ACC_RW, &m), EINVAL,
+		    "a range past the buffer's end");
+	check_errno(reg_dmabuf(pa.pd, fd, 0, 0, 0, ACC_RW, &m), EINVAL,
+		    "length 0");
+	check_errno(reg_dmabuf(pa.pd, fd, 0, LEN, 0, IBV_ACCESS_REMOTE_WRITE,
+			       &m), EINVAL, "remote write without local write");
+	munmap(view, LEN);
+	close(fd);
+}
+
+static void mode_dmabuf(void)
+{
+	struct ibv_mr *mr;
+	char *view;
+	int fd;
+
+	if (!no_udmabuf) {
+		fd = udmabuf_new(LEN, &view);
+		errno = 0;
+		mr = ibv_reg_dmabuf_mr(pa.pd, 0, LEN, 0, fd, ACC_RW);
+		diag("ibv_reg_dmabuf_mr() of this libibverbs and provider: %s, "
+		     "errno %d (%s)", mr ? "an MR" : "NULL", errno,
+		     strerror(errno));
+		if (mr)
+			ibv_dereg_mr(mr);
+		munmap(view, LEN);
+		close(fd);
+		case_dmabuf_data();
+	}
+	case_dmabuf_errors();
+}
+
 int main(int argc, char **argv)
 {
+	const char *mode = argc > 1 ? argv[1] : "";
 	int c;
 
-	while ((c = getopt(argc, argv, "d:g:n:")) != -1) {
+	if (strcmp(mode, "rereg") && strcmp(mode, "dmabuf"))
+		bail("usage: %s rereg|dmabuf -d DEV -g GIDX [-n CYCLES] [-U]",
+		     argv[0]);
+	optind = 2;
+	while ((c = getopt(argc, argv, "d:g:n:U")) != -1) {
 		switch (c) {
 		case 'd':
 			dev_name = optarg;
@@ -613,9 +894,10 @@ int main(int argc, char **argv)
 		case 'n':
 			cycles = atoi(optarg);
 			break;
+		case 'U':
+			no_udmabuf = true;
+			break;
 		default:
-			fprintf(stderr, "usage: %s -d DEV -g GIDX [-n CYCLES]\n",
-				argv[0]);
 			return 2;
 		}
 	}
@@ -631,6 +913,10 @@ int main(int argc, char **argv)
 	tmr = ibv_reg_mr(pa.pd, buf1, LEN, ACC_RW);
 	if (!tmr)
 		bail("reg_mr");
+	if (!strcmp(mode, "dmabuf")) {
+		mode_dmabuf();
+		return tap_done();
+	}
 
 	errno = 0;
 	c = ibv_rereg_mr(tmr, IBV_REREG_MR_CHANGE_ACCESS, pa.pd, NULL, 0,
