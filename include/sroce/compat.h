@@ -112,4 +112,35 @@ struct sroce_rxe_flush_wr {
 #define sroce_wr_flush(swr)	(&(swr)->wr.flush)
 #endif
 
+/*
+ * reg_user_mr_dmabuf's last argument: 6.12 passes the attribute bundle,
+ * 6.1 the driver udata (as create_cq above).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#define SROCE_REG_DMABUF_ARG struct uverbs_attr_bundle
+#else
+#define SROCE_REG_DMABUF_ARG struct ib_udata
+#endif
+
+/*
+ * 6.2 made dma_buf_vmap() expect the buffer's reservation lock held and
+ * added the _unlocked forms that take it; 6.1's dma_buf_vmap() locks by
+ * itself.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
+#include <linux/dma-buf.h>
+
+static inline int dma_buf_vmap_unlocked(struct dma_buf *dmabuf,
+					struct iosys_map *map)
+{
+	return dma_buf_vmap(dmabuf, map);
+}
+
+static inline void dma_buf_vunmap_unlocked(struct dma_buf *dmabuf,
+					   struct iosys_map *map)
+{
+	dma_buf_vunmap(dmabuf, map);
+}
+#endif
+
 #endif /* SROCE_COMPAT_H */

@@ -63,6 +63,7 @@ step "build the integrity tester" make -C "$REPO/tools/testing/integrity" --no-p
 step "build the hostile-user tester" make -C "$REPO/tools/testing/hostile" --no-print-directory
 # 38-mcast runs this one.
 step "build the multicast tester" make -C "$REPO/tools/testing/mcast" --no-print-directory
+step "build the MR tester" make -C "$REPO/tools/testing/mr" --no-print-directory
 
 args=(--kernel "$rel" --kernel-image "$cache/bzImage" --modules-root "$cache/modroot")
 [ -n "$TESTS" ] && args+=(--tests "$TESTS")

@@ -61,6 +61,7 @@ done
 step "build the integrity tester" make -C "$REPO/tools/testing/integrity" --no-print-directory
 step "build the hostile-user tester" make -C "$REPO/tools/testing/hostile" --no-print-directory
 step "build the multicast tester" make -C "$REPO/tools/testing/mcast" --no-print-directory
+step "build the MR tester" make -C "$REPO/tools/testing/mr" --no-print-directory
 step "sparse (C=2), both kernels" make -C "$REPO" --no-print-directory sparse
 step "checkpatch --strict" make -C "$REPO" --no-print-directory checkpatch
 

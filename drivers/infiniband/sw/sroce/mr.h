@@ -19,6 +19,14 @@
  * address space: with virt DMA an SGE address from a kernel ULP is a
  * kernel virtual address.  A user MR (reg_user_mr) pins pages with
  * ib_umem_get(); its memory is reached with kmap_local_page().  A
+ * dma-buf MR (reg_user_mr_dmabuf) is a user MR whose pages are those
+ * behind the exporter's vmap of the buffer (mr.c says which exporters
+ * that serves); the data path reaches them as a user MR's.
+ * rereg_user_mr changes a user MR in place and keeps its keys: new
+ * memory and iova (IB_MR_REREG_TRANS: the new pages are pinned before
+ * and the old ones unpinned after the swap), PD or access; not while
+ * windows are bound to it (-EBUSY).  An access sees the registration
+ * before or the one after, whole (see @lock).  A
  * fast-reg MR (alloc_mr) is a list of up to max_num_sg blocks of
  * mr->ibmr.page_size bytes given by map_mr_sg(), made valid by
  * sroce_mr_fast_reg() and invalid again by sroce_mr_invalidate(); its
@@ -35,9 +43,9 @@
  * the next packet of a message), because dereg_mr would wait for it.
  * Look the MR up again for the next packet.
  *
- * Contexts.  The verbs (get_dma_mr, reg_user_mr, alloc_mr, map_mr_sg,
- * dereg_mr) and the table init/destroy run in process context and may
- * sleep.  Everything else declared here may be called from any context,
+ * Contexts.  The verbs (get_dma_mr, reg_user_mr, rereg_user_mr,
+ * alloc_mr, map_mr_sg, dereg_mr) and the table init/destroy run in
+ * process context and may sleep.  Everything else declared here may be called from any context,
  * softirq included, except hard interrupt context; nothing of it sleeps.
  *
  * Errors from lookups, copies and atomics (negative errnos):
@@ -57,6 +65,7 @@
 #define SROCE_MR_H
 
 #include <linux/completion.h>
+#include <linux/iosys-map.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
@@ -65,6 +74,7 @@
 #include <rdma/ib_verbs.h>
 #include <sroce/compat.h>
 
+struct dma_buf;
 struct ib_umem;
 struct sk_buff;
 struct sroce_dev;
@@ -101,17 +111,18 @@ enum sroce_mr_state {
  * struct sroce_mr - a memory region
  * @ibmr: the core's object; must stay first
  * @sdev: the device
- * @pd: the protection domain, fixed at creation
+ * @pd: the protection domain; a user MR's changes under @lock (rereg)
  * @ref: one for the table, one per lookup that found the MR
  * @released: completed when @ref drops to zero
  * @lock: fast-reg MR: registration and invalidation take it for writing;
- *	a lookup that finds the MR valid holds it for reading until
- *	sroce_mr_put(), so an access sees one registration whole, and
- *	LOCAL_INV or SEND_WITH_INV returns only once no access is using
- *	the memory.  An MR a window may be bound to (IB_ACCESS_MW_BIND)
- *	is held the same way, and the windows bound to it change only
- *	under it for writing (mw.h).  Other MRs never change after
- *	creation and their lookups do not take it (sroce_mr_locked()).
+ *	user MR: rereg_user_mr does.  A lookup of either holds it for
+ *	reading until sroce_mr_put(), so an access sees one registration
+ *	whole, and LOCAL_INV, SEND_WITH_INV or a rereg returns only once
+ *	no access is using the old one (a rereg then unpins the old
+ *	pages: nothing but packets in flight, with page references of
+ *	their own, can still point at them).  The windows bound to an MR
+ *	change only under it for writing (mw.h).  A DMA MR never changes
+ *	and its lookups do not take it (sroce_mr_locked()).
  * @nr_mw: windows bound to the MR; under @lock.  While there are any,
  *	dereg_mr fails with -EBUSY and invalidation with -EBUSY
  * @dying: dereg_mr has started; no window may be bound any more.
@@ -123,10 +134,15 @@ enum sroce_mr_state {
  * @access: IB_ACCESS_* flags granted
  * @iova: the first address of the MR (a kernel address for a DMA MR)
  * @length: its length in bytes
- * @umem: user MR: the pinned memory
+ * @umem: user MR: the pinned memory; NULL for a dma-buf MR
+ * @dmabuf: dma-buf MR (reg_user_mr_dmabuf): the buffer, referenced,
+ *	vmapped and in CPU access from registration to dereg
+ * @dmabuf_map: its kernel mapping; @pages are the pages behind it
  * @pages: user MR: the pinned pages
  * @npages: user MR: entries in @pages
  * @page_off: user MR: offset of @iova in pages[0]
+ *	(a user MR's @pd, @access, @iova, @length and memory change only
+ *	under @lock for writing, by rereg_user_mr)
  * @blocks: fast-reg MR: kernel addresses of the blocks of the current
  *	registration, @max_blocks of them
  * @map_blocks: fast-reg MR: the list map_mr_sg fills, copied to @blocks
@@ -159,6 +175,8 @@ struct sroce_mr {
 	u64 length;
 
 	struct ib_umem *umem;
+	struct dma_buf *dmabuf;
+	struct iosys_map dmabuf_map;
 	struct page **pages;
 	unsigned int npages;
 	unsigned int page_off;
@@ -203,15 +221,15 @@ void sroce_mr_table_destroy(struct sroce_mr_table *table);
 void sroce_mr_set_ops(struct ib_device *ibdev);
 
 /*
- * Whether lookups hold @mr->lock for reading until sroce_mr_put(): a
- * fast-reg MR (its registration changes) and an MR windows may be bound
- * to (the windows change).  A user MR's access never changes, so lookup
- * and put agree for any MR.
+ * Whether lookups hold @mr->lock for reading until sroce_mr_put(): every
+ * MR whose registration can change, a fast-reg MR (IB_WR_REG_MR,
+ * invalidation) and a user MR (rereg_user_mr; the windows bound to it).
+ * Only a DMA MR, which never changes, is left alone.  The type is fixed,
+ * so lookup and put agree.
  */
 static inline bool sroce_mr_locked(const struct sroce_mr *mr)
 {
-	return mr->type == IB_MR_TYPE_MEM_REG ||
-	       (mr->access & IB_ACCESS_MW_BIND);
+	return mr->type != IB_MR_TYPE_DMA;
 }
 
 struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key);
