@@ -60,7 +60,8 @@ relay run_ns ns0 timeout 200 "$PYTHON" "$SROCE_TESTING/observe.py" \
 echo 0 >"$TRACING/events/sroce/enable"
 cp "$TRACING/trace" trace.txt
 read -r A B <qpns || bail_out "observe.py wrote no QP numbers"
-diag "a = sroce0 QP $A, b = sroce1 QP $B; trace: $(grep -c sroce_ trace.txt) events"
+diag "a = sroce0 QP $A, b = sroce1 QP $B; trace: $(grep -c sroce_ trace.txt) events" \
+	"$(grep -E 'sroce_(rnr|retransmit|drop|qp_state)' trace.txt | head -n 24)"
 
 # in_trace DESC ERE: an assertion that trace.txt has a line matching ERE.
 in_trace() {
@@ -107,6 +108,8 @@ sent=$(cat "$hw/sent_pkts") tx=$(cat "$hw/tx_packets")
 rcvd=$(cat "$hw/rcvd_pkts") rx=$(cat "$hw/rx_packets")
 check "sysfs: sent_pkts $sent = tx_packets $tx, rcvd_pkts $rcvd = rx_packets $rx, > 0" \
 	test "$sent" = "$tx" -a "$rcvd" = "$rx" -a "$sent" -gt 0
+
+diag "$(rdma statistic show link sroce0/1)"
 
 check "delete sroce0" run_ns ns0 rdma link delete sroce0
 check "delete sroce1" run_ns ns0 rdma link delete sroce1
