@@ -6,7 +6,8 @@ Run by tests/23-observe.sh as root in namespace ns0 (topo_local.sh: sroce0
 on veth0 10.0.0.1, sroce1 on veth1 10.0.0.2, traffic between them through
 lo).  The shell enables the sroce tracepoints before and reads the trace
 after; this program makes the traffic the trace must show and writes the
-QP numbers to --qpns (A B: a on sroce0, b on sroce1).
+QP numbers to --qpns (A B: a on sroce0, b on sroce1), and on a second line
+the PSN b NAKs (a PSN sequence error NAK, check_nak()).
 
     observe.py --gid0 N --gid1 N --qpns FILE [--srq-details]
 
@@ -209,6 +210,22 @@ def check_drop(a):
         forged.show(d))
 
 
+def check_nak(b):
+    """A request past a gap to b, from a's address: b holds it, then NAKs
+    (PSN sequence error) when the gap does not fill."""
+    psn = drv(find(res_dd('qp', 'sroce1'), 'lqpn', b.qpn) or {}, 'resp_psn')
+    before = b.dev.counters()
+    forge(IP0, IP1, '--op', 'RC_SEND_ONLY', '--qpn', b.qpn, '--psn',
+          (psn + 5) & 0xffffff, '--payload-len', 16)
+    time.sleep(0.3)
+    d = lq.delta(before, b.dev.counters())
+    say(d.get('out_of_seq_request', 0) == 1 and
+        d.get('out_of_sequence') == 1 and d.get('rx_reorder_held') == 1,
+        'a request 5 PSNs ahead to QP %d: held, then NAKed '
+        '(out_of_seq_request = out_of_sequence +1)' % b.qpn, forged.show(d))
+    return psn
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--gid0', type=int, required=True)
@@ -239,6 +256,8 @@ def main():
     check_srq(dev0, args.srq_details)
     check_rnr(a, b)
     check_drop(a)
+    with open(args.qpns, 'a') as f:
+        f.write('%d\n' % check_nak(b))
     a.close()
     b.close()
     dev0.close()

@@ -10,11 +10,12 @@
 #                                   traffic must have left (PSNs, fill)
 #   counters                        rdma_rxe's names, and the sums behind
 #                                   them (sent_pkts = tx_packets, ...)
-#   RNR, a dropped packet           an RNR NAK wait; a bad ICRC to a's QP
+#   RNR, a dropped packet, a NAK    an RNR NAK wait; a bad ICRC to a's QP;
+#                                   a request past a gap to b's
 # Here, around it: the sroce tracepoints on (tracefs), and in the trace
 # the test QPs' tx, rx, completions, state changes, RNR NAKs and the
-# go-back-N after them, and the drop with its reason; the counters in
-# sysfs under rdma_rxe's names.
+# go-back-N after them, the drop with its reason, b's sequence NAK; the
+# counters in sysfs under rdma_rxe's names.
 
 # shellcheck source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -59,7 +60,8 @@ relay run_ns ns0 timeout 200 "$PYTHON" "$SROCE_TESTING/observe.py" \
 
 echo 0 >"$TRACING/events/sroce/enable"
 cp "$TRACING/trace" trace.txt
-read -r A B <qpns || bail_out "observe.py wrote no QP numbers"
+{ read -r A B && read -r NAK_PSN; } <qpns ||
+	bail_out "observe.py wrote no QP numbers and NAK PSN: $(cat qpns 2>&1)"
 diag "a = sroce0 QP $A, b = sroce1 QP $B; trace: $(grep -c sroce_ trace.txt) events" \
 	"$(grep -E 'sroce_(rnr|retransmit|drop|qp_state)' trace.txt | head -n 24)"
 
@@ -90,6 +92,8 @@ in_trace "a gets them (sroce_rnr_rcvd)" \
 	"sroce_rnr_rcvd: dev=sroce0 qpn=$A psn=[0-9]+ syndrome=0x34"
 in_trace "a goes back for them (sroce_retransmit why=rnr)" \
 	"sroce_retransmit: dev=sroce0 qpn=$A psn=[0-9]+ from=[0-9]+ why=rnr"
+in_trace "b NAKs the request past a gap (sroce_nak_sent, PSN sequence error)" \
+	"sroce_nak_sent: dev=sroce1 qpn=$B psn=$NAK_PSN syndrome=0x60"
 in_trace "the bad-ICRC packet: dropped, with its reason" \
 	"sroce_drop: dev=sroce0 qpn=$A reason=rx_drop_icrc"
 
