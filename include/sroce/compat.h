@@ -143,4 +143,21 @@ static inline void dma_buf_vunmap_unlocked(struct dma_buf *dmabuf,
 }
 #endif
 
+/*
+ * The SRQ's driver attributes in rdma res (fill_res_srq_entry) came after
+ * 6.1; there "rdma res show srq" shows what the core knows only.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define SROCE_FILL_RES_SRQ_ENTRY(fn)	.fill_res_srq_entry = (fn),
+#else
+#define SROCE_FILL_RES_SRQ_ENTRY(fn)
+#endif
+
+/* 6.10 dropped __assign_str()'s source: it is the one __string() named. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#define sroce_assign_str(dst, src)	__assign_str(dst)
+#else
+#define sroce_assign_str(dst, src)	__assign_str(dst, src)
+#endif
+
 #endif /* SROCE_COMPAT_H */

@@ -19,6 +19,7 @@
 #include "reorder.h"
 #include "requester.h"
 #include "timers.h"
+#include "trace.h"
 
 static enum ib_wc_opcode sroce_wc_opcode(u32 opcode)
 {
@@ -112,6 +113,8 @@ void sroce_sq_retire(struct sroce_qp *qp)
 			sroce_qp_error(qp);
 			return;
 		}
+		if (sroce_wc_opcode(wqe->wr.opcode) == IB_WC_SEND)
+			sroce_count(sroce_qp_dev(qp), SROCE_CNT_RDMA_SENDS);
 	}
 	if (test_bit(SROCE_QPF_SQD_NOTIFY, &qp->flags) &&
 	    sroce_qp_state(qp) == IB_QPS_SQD && sroce_sq_drained(qp)) {
@@ -179,7 +182,7 @@ static void sroce_comp_ack(struct sroce_qp *qp, u32 psn)
 	wqe = sroce_comp_ack_upto(qp, psn);
 	if (wqe && sroce_wr_is_read_atomic(wqe->wr.opcode) &&
 	    sroce_psn_cmp(wqe->last_psn, psn) <= 0) {
-		sroce_req_rewind(qp, qp->comp.psn);
+		sroce_req_rewind(qp, qp->comp.psn, SROCE_REWIND_READ_LOST);
 		return;
 	}
 	sroce_comp_progress(qp, sroce_psn_add(psn, 1));
@@ -205,7 +208,7 @@ static bool sroce_comp_in_order(struct sroce_qp *qp, u32 psn)
 	int d = sroce_psn_cmp(psn, qp->comp.psn);
 
 	if (d > 0)
-		sroce_req_rewind(qp, qp->comp.psn);
+		sroce_req_rewind(qp, qp->comp.psn, SROCE_REWIND_GAP);
 	return !d;
 }
 
@@ -314,13 +317,13 @@ static void sroce_comp_rnr(struct sroce_qp *qp, u32 psn, u8 timer)
 		return;
 	sroce_count(sroce_qp_dev(qp), SROCE_CNT_RNR_NAK_RCVD);
 	if (!qp->comp.rnr_left) {
-		sroce_count(sroce_qp_dev(qp), SROCE_CNT_RETRY_EXCEEDED);
+		sroce_count(sroce_qp_dev(qp), SROCE_CNT_RNR_RETRY_EXCEEDED);
 		sroce_wqe_done(qp, wqe, IB_WC_RNR_RETRY_EXC_ERR);
 		return;
 	}
 	if (qp->comp.rnr_left != 7)
 		qp->comp.rnr_left--;
-	sroce_req_rewind(qp, psn);
+	sroce_req_rewind(qp, psn, SROCE_REWIND_RNR);
 	qp->comp.rnr_wait = true;
 	sroce_timers_rnr(qp, timer);
 }
@@ -363,7 +366,7 @@ static void sroce_comp_seq_nak(struct sroce_qp *qp,
 	}
 	qp->comp.retry_left--;
 	qp->comp.seq_retry = true;
-	sroce_req_rewind(qp, psn);
+	sroce_req_rewind(qp, psn, SROCE_REWIND_SEQ_NAK);
 }
 
 static void sroce_comp_nak(struct sroce_qp *qp, u32 psn, u8 syndrome)
@@ -420,10 +423,13 @@ static void sroce_comp_rcv_one(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 
 	if ((pkt->flags & SROCE_HDR_AETH) &&
 	    sroce_aeth_type(syn) != SROCE_AETH_ACK) {
-		if (sroce_aeth_type(syn) == SROCE_AETH_RNR_NAK)
+		if (sroce_aeth_type(syn) == SROCE_AETH_RNR_NAK) {
+			trace_sroce_rnr_rcvd(&qp->ibqp, pkt->psn, syn);
 			sroce_comp_rnr(qp, pkt->psn, sroce_aeth_value(syn));
-		else if (sroce_aeth_type(syn) == SROCE_AETH_NAK)
+		} else if (sroce_aeth_type(syn) == SROCE_AETH_NAK) {
+			trace_sroce_nak_rcvd(&qp->ibqp, pkt->psn, syn);
 			sroce_comp_nak(qp, pkt->psn, syn);
+		}
 	} else if (pkt->flags & SROCE_F_READ_RESP) {
 		sroce_comp_read_resp(qp, pkt, skb);
 	} else if (pkt->flags & SROCE_F_ATOMIC_ACK) {
@@ -472,7 +478,8 @@ static void sroce_comp_release_held(struct sroce_qp *qp)
 static void sroce_comp_hold_full(struct sroce_qp *qp)
 {
 	if (qp->comp.reasked) {
-		sroce_count(sroce_qp_dev(qp), SROCE_CNT_REORDER_DROPPED);
+		sroce_drop(sroce_qp_dev(qp), qp->ibqp.qp_num,
+			   SROCE_CNT_REORDER_DROPPED);
 		return;
 	}
 	sroce_comp_reorder_expired(qp);
@@ -515,6 +522,7 @@ void sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 
 	if (!sroce_comp_active(qp))
 		return;
+	sroce_count(sroce_qp_dev(qp), SROCE_CNT_COMP_PACKETS);
 	if (!nak && sroce_psn_cmp(pkt->psn, qp->req.psn) < 0 &&
 	    sroce_comp_past_gap(qp, pkt)) {
 		if (!sroce_reorder_hold(qp, &qp->comp.held, pkt->psn, skb))
@@ -544,7 +552,7 @@ void sroce_comp_reorder_expired(struct sroce_qp *qp)
 	if (!sroce_comp_active(qp))
 		return;
 	qp->comp.reasked = true;
-	sroce_req_rewind(qp, qp->comp.psn);
+	sroce_req_rewind(qp, qp->comp.psn, SROCE_REWIND_HELD);
 }
 
 /* The local ACK timer fired: resend from the oldest unacknowledged PSN. */
@@ -566,7 +574,7 @@ void sroce_comp_timeout(struct sroce_qp *qp)
 		return;
 	}
 	qp->comp.retry_left--;
-	sroce_req_rewind(qp, qp->comp.psn);
+	sroce_req_rewind(qp, qp->comp.psn, SROCE_REWIND_TIMEOUT);
 	sroce_timers_progress(qp);
 }
 

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Per-device packet counters, exported as RDMA hw counters
- * (rdma statistic show link sroce0/1).
+ * (rdma statistic show link sroce0/1), under sroce's names and, where
+ * they mean the same, under rdma_rxe's too (counters.c).  A packet
+ * dropped is counted with sroce_drop(), which also tells the sroce:drop
+ * tracepoint why.
  */
 #ifndef SROCE_COUNTERS_H
 #define SROCE_COUNTERS_H
@@ -23,7 +26,13 @@ enum sroce_counter {
 	SROCE_CNT_RNR_NAK_RCVD,		/* requester: the peer had none */
 	SROCE_CNT_SEQ_NAK_RCVD,		/* requester: the peer saw a gap */
 	SROCE_CNT_RETRANS_TIMEOUT,	/* requester: the ACK timer fired */
-	SROCE_CNT_RETRY_EXCEEDED,	/* requester: gave up (either kind) */
+	SROCE_CNT_RETRY_EXCEEDED,	/* requester: gave up, timeouts or NAKs */
+	SROCE_CNT_RNR_RETRY_EXCEEDED,	/* requester: gave up, RNR NAKs */
+	SROCE_CNT_COMP_RETRY,		/* requester: went back, not for RNR */
+	SROCE_CNT_COMP_PACKETS,		/* requester: responses taken in */
+	SROCE_CNT_RDMA_SENDS,		/* SEND WQEs completed successfully */
+	SROCE_CNT_RDMA_RECVS,		/* receive WQEs completed successfully */
+	SROCE_CNT_LINK_DOWNED,		/* the port went down */
 	SROCE_CNT_TX_NOMEM,		/* a packet waited for memory */
 	SROCE_CNT_TX_QUEUE_FULL,	/* the netdev's queue had no room */
 	SROCE_CNT_RX_DROP_PEER,		/* RC/UC: not from the QP's peer */
@@ -44,6 +53,8 @@ struct sroce_stats {
 };
 
 struct ib_device;
+struct sroce_dev;
 void sroce_counters_set_ops(struct ib_device *ibdev);
+void sroce_drop(struct sroce_dev *sdev, u32 qpn, enum sroce_counter why);
 
 #endif /* SROCE_COUNTERS_H */

@@ -8,6 +8,7 @@
 
 #include "sroce.h"
 #include "cq.h"
+#include "trace.h"
 
 /* The layouts librxe reads (struct ibv_wc is the same 48 bytes). */
 static_assert(sizeof(struct ib_uverbs_wc) == 48);
@@ -172,6 +173,7 @@ int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 		fire = true;
 	}
 	spin_unlock_irqrestore(&cq->lock, flags);
+	trace_sroce_complete(&cq->ibcq, cqe);
 
 	if (fire && cq->ibcq.comp_handler)
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
@@ -261,7 +263,8 @@ int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct sroce_cq *cq = to_scq(ibcq);
 
-	sroce_queue_free(&cq->queue);
+	/* rdma res may be reading the ring's fill (restrack.c) until now */
+	sroce_queue_free_under(&cq->queue, &cq->lock);
 	atomic_dec(&to_sdev(ibcq->device)->num_cqs);
 	return 0;
 }

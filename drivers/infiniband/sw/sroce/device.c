@@ -19,6 +19,7 @@
 #include "mmap.h"
 #include "netdev.h"
 #include "qp.h"
+#include "restrack.h"
 #include "srq.h"
 #include "verbs.h"
 
@@ -321,6 +322,7 @@ static int sroce_dev_setup(struct sroce_dev *sdev, struct net_device *ndev)
 	sroce_counters_set_ops(ibdev);
 	sroce_mr_set_ops(ibdev);
 	sroce_mw_set_ops(ibdev);
+	sroce_restrack_set_ops(ibdev);
 	ib_mark_name_assigned_by_user(ibdev);
 	return ib_device_set_netdev(ibdev, ndev, 1);
 }

@@ -194,7 +194,7 @@ static bool sroce_qp_rx_enqueue(struct sroce_qp *qp, struct sk_buff *skb)
 	return true;
 
 full:
-	sroce_count(sdev, SROCE_CNT_RX_DROP_QUEUE_FULL);
+	sroce_drop(sdev, qp->ibqp.qp_num, SROCE_CNT_RX_DROP_QUEUE_FULL);
 	kfree_skb(skb);
 	return false;
 }

@@ -394,7 +394,7 @@ static void sroce_mcast_give(struct sroce_dev *sdev, struct sroce_qp *qp,
 	struct sk_buff *copy = last ? skb : skb_clone(skb, GFP_ATOMIC);
 
 	if (!copy) {
-		sroce_count(sdev, SROCE_CNT_RX_DROP_QUEUE_FULL);
+		sroce_drop(sdev, qp->ibqp.qp_num, SROCE_CNT_RX_DROP_QUEUE_FULL);
 		return;
 	}
 	sroce_count(sdev, SROCE_CNT_RX_MCAST);
@@ -426,7 +426,7 @@ void sroce_mcast_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 	if (rdma_is_multicast_addr((struct in6_addr *)mgid.raw))
 		mcg = sroce_mcg_find(&sdev->mcast, &mgid);
 	if (!mcg) {
-		sroce_count(sdev, SROCE_CNT_RX_DROP_MCAST);
+		sroce_drop(sdev, SROCE_MULTICAST_QPN, SROCE_CNT_RX_DROP_MCAST);
 		kfree_skb(skb);
 		return;
 	}
@@ -435,7 +435,7 @@ void sroce_mcast_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 		if (!qp)
 			continue;
 		if (!sroce_rx_wanted(qp, opcode)) {
-			sroce_count(sdev, SROCE_CNT_RX_DROP_STATE);
+			sroce_drop(sdev, qp->ibqp.qp_num, SROCE_CNT_RX_DROP_STATE);
 			continue;
 		}
 		if (prev)

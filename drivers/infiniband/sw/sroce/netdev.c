@@ -54,6 +54,8 @@ void sroce_port_update(struct sroce_dev *sdev)
 	if (active == sdev->port_active)
 		return;
 	sdev->port_active = active;
+	if (!active)
+		sroce_count(sdev, SROCE_CNT_LINK_DOWNED);
 	if (sdev->registered)
 		sroce_port_event(sdev, active ? IB_EVENT_PORT_ACTIVE :
 						IB_EVENT_PORT_ERR);

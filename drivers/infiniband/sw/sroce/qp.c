@@ -22,6 +22,7 @@
 #include "requester.h"
 #include "responder.h"
 #include "srq.h"
+#include "trace.h"
 #include "tx.h"
 
 #define SROCE_MIN_QPN		16		/* 0, 1: SMI and GSI */
@@ -36,6 +37,8 @@
 static void sroce_qp_set_state(struct sroce_qp *qp, enum ib_qp_state state)
 {
 	lockdep_assert_held(&qp->engine_lock);
+	if (qp->state != state)
+		trace_sroce_qp_state(&qp->ibqp, qp->state, state);
 	WRITE_ONCE(qp->state, state);
 }
 

@@ -127,6 +127,27 @@ void sroce_queue_free(struct sroce_queue *q)
 EXPORT_SYMBOL_IF_KUNIT(sroce_queue_free);
 
 /**
+ * sroce_queue_free_under - release a ring others may read under a lock
+ * @q: the ring
+ * @lock: the irqsave lock with which they read its indices (rdma res
+ *	reads a CQ's or an SRQ's fill, restrack.c): they find an empty
+ *	ring (no buf) from then on
+ *
+ * Context: process context, as sroce_queue_free().
+ */
+void sroce_queue_free_under(struct sroce_queue *q, spinlock_t *lock)
+{
+	struct sroce_queue old;
+	unsigned long flags;
+
+	spin_lock_irqsave(lock, flags);
+	old = *q;
+	memset(q, 0, sizeof(*q));
+	spin_unlock_irqrestore(lock, flags);
+	sroce_queue_free(&old);
+}
+
+/**
  * sroce_queue_mminfo - where userspace maps a user ring
  * @q: a user ring
  * @mi: filled with the mmap offset and size

@@ -80,6 +80,7 @@ struct sroce_queue {
 int sroce_queue_init(struct sroce_queue *q, struct ib_ucontext *uctx,
 		     u32 num_elem, u32 elem_size, enum sroce_queue_dir dir);
 void sroce_queue_free(struct sroce_queue *q);
+void sroce_queue_free_under(struct sroce_queue *q, spinlock_t *lock);
 void sroce_queue_mminfo(const struct sroce_queue *q, struct mminfo *mi);
 int sroce_queue_resize_commit(struct sroce_queue *q,
 			      struct sroce_queue *new_q);

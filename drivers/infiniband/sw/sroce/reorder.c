@@ -120,7 +120,7 @@ void sroce_reorder_drop(struct sroce_qp *qp, struct sk_buff_head *held)
 	struct sk_buff *skb;
 
 	while ((skb = __skb_dequeue(held))) {
-		sroce_count(sdev, SROCE_CNT_REORDER_DROPPED);
+		sroce_drop(sdev, qp->ibqp.qp_num, SROCE_CNT_REORDER_DROPPED);
 		kfree_skb(skb);
 	}
 }

@@ -24,6 +24,7 @@
 #include "qp.h"
 #include "requester.h"
 #include "timers.h"
+#include "trace.h"
 #include "tx.h"
 
 /* An RC requester asks for an ACK at least every this many packets */
@@ -620,13 +621,27 @@ int sroce_req_send(struct sroce_qp *qp, int budget)
 }
 
 /*
+ * Count a go-back-N where rdma res (per QP), the port counters and the
+ * sroce_retransmit tracepoint show it.  rdma_rxe's completer_retry_err
+ * counts the ones an RNR NAK did not cause.
+ */
+static void sroce_req_rewound(struct sroce_qp *qp, u32 from,
+			      enum sroce_rewind why)
+{
+	WRITE_ONCE(qp->req.rewinds, qp->req.rewinds + 1);
+	if (why != SROCE_REWIND_RNR)
+		sroce_count(sroce_qp_dev(qp), SROCE_CNT_COMP_RETRY);
+	trace_sroce_retransmit(&qp->ibqp, from, qp->req.psn, why);
+}
+
+/*
  * Go back N: resend from @psn, which a NAK, a timeout or a gap in the
  * responses says the peer has not got.  WQEs after the one holding @psn
  * are started again from scratch; PSNs come out the same.
  */
-void sroce_req_rewind(struct sroce_qp *qp, u32 psn)
+void sroce_req_rewind(struct sroce_qp *qp, u32 psn, enum sroce_rewind why)
 {
-	u32 i, end = qp->req.next;
+	u32 i, end = qp->req.next, from = qp->req.psn;
 	struct sroce_send_wqe *wqe;
 
 	if (end != qp->sq.head &&
@@ -667,6 +682,7 @@ void sroce_req_rewind(struct sroce_qp *qp, u32 psn)
 		}
 		wqe->state = SROCE_WQE_PENDING;
 	}
+	sroce_req_rewound(qp, from, why);
 }
 
 /* The requester of a QP entering RESET: drop everything it has. */

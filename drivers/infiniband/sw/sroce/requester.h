@@ -78,6 +78,8 @@ struct sroce_send_wqe {
  * @since_ackreq: packets sent since the last one with AckReq
  * @cur: where in WQE @next's gather list @offset is
  * @flush_rxe: the peer last answered a FLUSH sent with rdma_rxe's ICRC
+ * @rewinds: times it went back to resend (go-back-N, any reason); shown
+ *	by rdma res (restrack.c), read there without the engine lock
  */
 struct sroce_req {
 	u32 psn;
@@ -90,6 +92,17 @@ struct sroce_req {
 	u32 since_ackreq;
 	struct sroce_sgl_cursor cur;
 	bool flush_rxe;
+	u32 rewinds;
+};
+
+/* Why the requester goes back to a PSN (the sroce_retransmit tracepoint) */
+enum sroce_rewind {
+	SROCE_REWIND_TIMEOUT,	/* the local ACK timer fired */
+	SROCE_REWIND_SEQ_NAK,	/* the peer NAKed a PSN sequence error */
+	SROCE_REWIND_RNR,	/* the peer had no receive WQE (RNR NAK) */
+	SROCE_REWIND_GAP,	/* a response past a gap: lost in between */
+	SROCE_REWIND_READ_LOST,	/* an ACK past a READ or atomic unanswered */
+	SROCE_REWIND_HELD,	/* responses held past a gap: it was a loss */
 };
 
 /*
@@ -119,7 +132,7 @@ static inline bool sroce_wr_is_atomic(u32 opcode)
 }
 
 int sroce_req_send(struct sroce_qp *qp, int budget);
-void sroce_req_rewind(struct sroce_qp *qp, u32 psn);
+void sroce_req_rewind(struct sroce_qp *qp, u32 psn, enum sroce_rewind why);
 void sroce_req_reset(struct sroce_qp *qp);
 
 #endif /* SROCE_REQUESTER_H */

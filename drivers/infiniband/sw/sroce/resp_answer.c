@@ -28,6 +28,7 @@
 #include "reorder.h"
 #include "resp_answer.h"
 #include "responder.h"
+#include "trace.h"
 #include "tx.h"
 
 /* resp.res_head runs free: the ring must divide 2^32 to wrap cleanly. */
@@ -84,6 +85,10 @@ static void sroce_resp_send_aeth(struct sroce_qp *qp, u8 syndrome, u32 psn)
 
 	sroce_resp_pkt_init(qp, &pkt, SROCE_OPCODE(RC, ACKNOWLEDGE), psn);
 	pkt.syndrome = syndrome;
+	if (sroce_aeth_type(syndrome) == SROCE_AETH_RNR_NAK)
+		trace_sroce_rnr_sent(&qp->ibqp, psn, syndrome);
+	else if (sroce_aeth_type(syndrome) != SROCE_AETH_ACK)
+		trace_sroce_nak_sent(&qp->ibqp, psn, syndrome);
 	skb = sroce_resp_skb(qp, &pkt, NULL);
 	if (skb)
 		sroce_tx(qp, &qp->attr.av, skb);

@@ -83,6 +83,8 @@ static int sroce_resp_post(struct sroce_qp *qp, const struct sroce_cqe *cqe,
 	qp->resp.have_wqe = false;
 	if (sroce_cq_post(qp->rcq, cqe, solicited))
 		return -EIO;
+	if (cqe->status == IB_WC_SUCCESS)
+		sroce_count(sroce_qp_dev(qp), SROCE_CNT_RDMA_RECVS);
 	return 0;
 }
 
@@ -671,13 +673,13 @@ static void sroce_ud_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 
 	if (!(pkt->flags & SROCE_F_SEND) || !(pkt->flags & SROCE_HDR_DETH) ||
 	    pkt->qkey != qkey) {
-		sroce_count(sdev, SROCE_CNT_RX_DROP_MALFORMED);
+		sroce_drop(sdev, qp->ibqp.qp_num, SROCE_CNT_RX_DROP_MALFORMED);
 		return;
 	}
 
 	err = sroce_resp_get_wqe(qp);
 	if (err == -EAGAIN) {
-		sroce_count(sdev, SROCE_CNT_RX_DROP_NO_QP);
+		sroce_drop(sdev, qp->ibqp.qp_num, SROCE_CNT_RX_DROP_NO_QP);
 		return;
 	}
 	if (err) {
@@ -691,7 +693,7 @@ static void sroce_ud_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	 */
 	if (qp->resp.wqe.length < SROCE_GRH_LEN ||
 	    pkt->payload_len > qp->resp.wqe.length - SROCE_GRH_LEN) {
-		sroce_count(sdev, SROCE_CNT_RX_DROP_MALFORMED);
+		sroce_drop(sdev, qp->ibqp.qp_num, SROCE_CNT_RX_DROP_MALFORMED);
 		return;
 	}
 	if (sroce_ud_deliver(qp, pkt, skb))
@@ -717,7 +719,7 @@ void sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	struct sroce_dev *sdev = sroce_qp_dev(qp);
 
 	if (!sroce_pkey_ok(pkt->pkey)) {
-		sroce_count(sdev, SROCE_CNT_RX_DROP_MALFORMED);
+		sroce_drop(sdev, qp->ibqp.qp_num, SROCE_CNT_RX_DROP_MALFORMED);
 		return;
 	}
 
@@ -736,7 +738,7 @@ void sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		sroce_ud_rcv(qp, pkt, skb);
 		break;
 	default:
-		sroce_count(sdev, SROCE_CNT_RX_DROP_MALFORMED);
+		sroce_drop(sdev, qp->ibqp.qp_num, SROCE_CNT_RX_DROP_MALFORMED);
 		break;
 	}
 }

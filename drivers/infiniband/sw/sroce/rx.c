@@ -25,6 +25,7 @@
 #include "qp.h"
 #include "responder.h"
 #include "rx.h"
+#include "trace.h"
 
 /* --------------------------------------------------------- softirq side */
 
@@ -162,7 +163,7 @@ static void sroce_rcv(struct sk_buff *skb, bool from_self)
 	sroce_count(sdev, SROCE_CNT_RX_PACKETS);
 
 	if (!pskb_may_pull(skb, sizeof(struct udphdr) + SROCE_BTH_LEN)) {
-		sroce_count(sdev, SROCE_CNT_RX_DROP_MALFORMED);
+		sroce_drop(sdev, 0, SROCE_CNT_RX_DROP_MALFORMED);
 		goto drop;
 	}
 	bth = sroce_skb_bth(skb);
@@ -175,11 +176,11 @@ static void sroce_rcv(struct sk_buff *skb, bool from_self)
 	}
 	qp = sroce_qp_lookup_rcu(sdev, qpn);
 	if (!qp) {
-		sroce_count(sdev, SROCE_CNT_RX_DROP_NO_QP);
+		sroce_drop(sdev, qpn, SROCE_CNT_RX_DROP_NO_QP);
 		goto drop;
 	}
 	if (!sroce_rx_wanted(qp, bth->opcode)) {
-		sroce_count(sdev, SROCE_CNT_RX_DROP_STATE);
+		sroce_drop(sdev, qpn, SROCE_CNT_RX_DROP_STATE);
 		goto drop;
 	}
 	sroce_rx_prepare(sdev, skb, from_self, false);
@@ -346,25 +347,27 @@ void sroce_rx_process(struct sroce_qp *qp, struct sk_buff *skb)
 	int len;
 
 	if (!sroce_rx_from_peer(qp, skb)) {
-		sroce_count(sdev, SROCE_CNT_RX_DROP_PEER);
+		sroce_drop(sdev, qp->ibqp.qp_num, SROCE_CNT_RX_DROP_PEER);
 		return;
 	}
 	if (sroce_rx_stale(qp, skb)) {
-		sroce_count(sdev, SROCE_CNT_RX_DROP_STALE);
+		sroce_drop(sdev, qp->ibqp.qp_num, SROCE_CNT_RX_DROP_STALE);
 		return;
 	}
 	len = sroce_rx_unwrap(sdev, skb);
 	if (len < 0) {
-		sroce_count(sdev, len == -EBADMSG ? SROCE_CNT_RX_DROP_ICRC :
-				  SROCE_CNT_RX_DROP_MALFORMED);
+		sroce_drop(sdev, qp->ibqp.qp_num,
+			   len == -EBADMSG ? SROCE_CNT_RX_DROP_ICRC :
+					     SROCE_CNT_RX_DROP_MALFORMED);
 		return;
 	}
 	/* The transport was checked before queueing (sroce_rx_wanted()). */
 	if (sroce_pkt_parse(skb->data, len, &pkt) ||
 	    (pkt.pkey & 0x7fff) != (SROCE_DEFAULT_PKEY & 0x7fff)) {
-		sroce_count(sdev, SROCE_CNT_RX_DROP_MALFORMED);
+		sroce_drop(sdev, qp->ibqp.qp_num, SROCE_CNT_RX_DROP_MALFORMED);
 		return;
 	}
+	trace_sroce_rx(&qp->ibqp, &pkt);
 	if ((pkt.flags & (SROCE_F_REQ | SROCE_F_LAST)) ==
 	    (SROCE_F_REQ | SROCE_F_LAST) && qp->rx_streak < U8_MAX)
 		WRITE_ONCE(qp->rx_streak, qp->rx_streak + 1);
@@ -373,5 +376,5 @@ void sroce_rx_process(struct sroce_qp *qp, struct sk_buff *skb)
 	else if (qp->ibqp.qp_type == IB_QPT_RC)
 		sroce_comp_rcv(qp, &pkt, skb);
 	else
-		sroce_count(sdev, SROCE_CNT_RX_DROP_MALFORMED);
+		sroce_drop(sdev, qp->ibqp.qp_num, SROCE_CNT_RX_DROP_MALFORMED);
 }

@@ -269,7 +269,8 @@ int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct sroce_srq *srq = to_ssrq(ibsrq);
 
-	sroce_queue_free(&srq->queue);
+	/* rdma res may be reading the ring's fill (restrack.c) until now */
+	sroce_queue_free_under(&srq->queue, &srq->lock);
 	ida_free(&sroce_srq_ida, srq->srq_num);
 	atomic_dec(&to_sdev(ibsrq->device)->num_srqs);
 	return 0;

@@ -52,6 +52,7 @@
 #include "icrc.h"
 #include "mcast.h"
 #include "qp.h"
+#include "trace.h"
 #include "tx.h"
 #include "udp.h"
 
@@ -487,9 +488,10 @@ static int sroce_set_icrc(struct sk_buff *skb, __le32 *slot,
  * them as well as to the wire: a copy, since the original leaves on the
  * netdev meanwhile (the UDP sockets do not loop multicast back, udp.c).
  */
-static void sroce_tx_mcast_loop(struct sroce_dev *sdev,
-				const struct sroce_av *av, struct sk_buff *skb)
+static void sroce_tx_mcast_loop(struct sroce_qp *qp, const struct sroce_av *av,
+				struct sk_buff *skb)
 {
+	struct sroce_dev *sdev = sroce_qp_dev(qp);
 	struct sk_buff *copy;
 
 	if (!sroce_mcast_member(sdev, &av->daddr))
@@ -498,7 +500,7 @@ static void sroce_tx_mcast_loop(struct sroce_dev *sdev,
 	if (copy)
 		sroce_udp_loopback(sdev->ndev, copy);
 	else
-		sroce_count(sdev, SROCE_CNT_TX_DROPPED);
+		sroce_drop(sdev, qp->ibqp.qp_num, SROCE_CNT_TX_DROPPED);
 }
 
 /* Connected QPs have one flow each; datagrams hash their own. */
@@ -538,6 +540,7 @@ static int sroce_tx_one(struct sroce_qp *qp, const struct sroce_av *av,
 	struct sock *sk;
 	int err;
 
+	trace_sroce_tx(&qp->ibqp, skb);
 	icrc = sroce_tx_put_trailer(skb);
 	if (!icrc)
 		goto drop;
@@ -566,7 +569,7 @@ static int sroce_tx_one(struct sroce_qp *qp, const struct sroce_av *av,
 		sroce_udp_loopback(sdev->ndev, skb);
 		return 0;
 	}
-	sroce_tx_mcast_loop(sdev, av, skb);
+	sroce_tx_mcast_loop(qp, av, skb);
 
 	sk = sroce_udp_sock(net, !ipv4);
 	if (!sk)
@@ -584,7 +587,7 @@ static int sroce_tx_one(struct sroce_qp *qp, const struct sroce_av *av,
 
 drop:
 	/* As if lost on the wire: the peer or the ACK timer notices. */
-	sroce_count(sdev, SROCE_CNT_TX_DROPPED);
+	sroce_drop(sdev, qp->ibqp.qp_num, SROCE_CNT_TX_DROPPED);
 	kfree_skb(skb);
 	return 0;
 }
