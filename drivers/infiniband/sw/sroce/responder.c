@@ -1,19 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The responder: the receive side of requests (SEND, RDMA WRITE, RDMA
- * READ, atomics) on RC, UC and UD QPs.  It checks a request against the
- * PSN window and the message in progress, places SEND and WRITE data,
- * completes receive WQEs, and hands READs and atomics to resp_answer.c,
+ * READ, atomics) on RC and UC QPs; UD datagrams go on to resp_ud.c.  It
+ * checks a request against the PSN window and the message in progress,
+ * places SEND and WRITE data in the receive WQE rq.c holds, completes
+ * it, and hands READs and atomics to resp_answer.c,
  * which also sends what goes back to the requester on RC (ACKs, NAKs,
  * READ responses, atomic ACKs).
  *
  * Everything here runs in the QP's engine, holding qp->engine_lock (see
  * engine.h), so the responder state in qp->resp needs no other locking.
  */
-#include <linux/etherdevice.h>
-#include <linux/if_vlan.h>
-#include <linux/ip.h>
-#include <linux/ipv6.h>
 #include <linux/minmax.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
@@ -25,21 +22,11 @@
 #include "qp.h"
 #include "reorder.h"
 #include "resp_answer.h"
+#include "resp_ud.h"
 #include "responder.h"
+#include "rq.h"
 #include "rx.h"
 #include "timers.h"
-#include "srq.h"
-
-/* Receive WQEs hold struct rxe_sge; the SGE-list helpers take ib_sge. */
-static_assert(sizeof(struct rxe_sge) == sizeof(struct ib_sge));
-static_assert(offsetof(struct rxe_sge, addr) == offsetof(struct ib_sge, addr));
-static_assert(offsetof(struct rxe_sge, length) ==
-	      offsetof(struct ib_sge, length));
-static_assert(offsetof(struct rxe_sge, lkey) == offsetof(struct ib_sge, lkey));
-
-/* The GRH (or RoCEv2 IP header) at the start of a UD receive buffer */
-#define SROCE_GRH_LEN	sizeof(union rdma_network_hdr)
-static_assert(sizeof(union rdma_network_hdr) == 40);
 
 /* The operations sroce responds to (FLUSH and ATOMIC WRITE: RC only). */
 #define SROCE_RESP_OPS	(SROCE_F_SEND | SROCE_F_WRITE | SROCE_F_READ_REQ | \
@@ -57,76 +44,6 @@ static_assert(sizeof(union rdma_network_hdr) == 40);
  *                overflowed): NAK remote operational error, QP error
  */
 
-static const struct ib_sge *sroce_wqe_sgl(const struct sroce_recv_wqe_copy *w)
-{
-	return (const struct ib_sge *)w->sge;
-}
-
-/* ------------------------------------------------------- completions */
-
-static void sroce_resp_cqe_init(struct sroce_qp *qp, struct sroce_cqe *cqe,
-				enum ib_wc_status status)
-{
-	memset(cqe, 0, sizeof(*cqe));
-	cqe->wr_id = qp->resp.wqe.wr_id;
-	cqe->qp = &qp->ibqp;
-	cqe->status = status;
-	cqe->opcode = IB_WC_RECV;
-	cqe->src_qp = qp->attr.dest_qpn;
-	cqe->port_num = 1;
-}
-
-/* Complete the held receive WQE; -EIO if the CQ overflowed. */
-static int sroce_resp_post(struct sroce_qp *qp, const struct sroce_cqe *cqe,
-			   bool solicited)
-{
-	qp->resp.have_wqe = false;
-	if (sroce_cq_post(qp->rcq, cqe, solicited))
-		return -EIO;
-	if (cqe->status == IB_WC_SUCCESS)
-		sroce_count(sroce_qp_dev(qp), SROCE_CNT_RDMA_RECVS);
-	return 0;
-}
-
-/* Complete the held receive WQE with an error status. */
-static int sroce_resp_complete_err(struct sroce_qp *qp,
-				   enum ib_wc_status status)
-{
-	struct sroce_cqe cqe;
-
-	sroce_resp_cqe_init(qp, &cqe, status);
-	return sroce_resp_post(qp, &cqe, false);
-}
-
-/*
- * Make sure a receive WQE is held in qp->resp.wqe.  UC may still hold
- * one from a message it dropped; that one is used again.
- */
-static int sroce_resp_get_wqe(struct sroce_qp *qp)
-{
-	struct sroce_resp *resp = &qp->resp;
-	int err;
-
-	if (resp->have_wqe)
-		return 0;
-	if (qp->srq)
-		err = sroce_srq_take(qp->srq, &resp->wqe);
-	else if (qp->rq.q.buf)
-		err = sroce_recvq_take(&qp->rq.q, qp->rq.max_sge, &resp->wqe);
-	else
-		err = -ENOENT;	/* a QP created without receive queue */
-	if (err == -ENOENT)
-		return -EAGAIN;
-
-	resp->have_wqe = true;
-	if (err) {
-		/* Malformed (user ring): it is consumed and must complete. */
-		sroce_resp_complete_err(qp, IB_WC_LOC_QP_OP_ERR);
-		return -EIO;
-	}
-	return 0;
-}
-
 /*
  * Copy @len bytes at @off in @skb to the held WQE at resp.cur.  A local
  * SGE that is wrong completes the WQE in error.
@@ -140,10 +57,10 @@ static int sroce_resp_place(struct sroce_qp *qp, struct sk_buff *skb,
 	if (len > resp->wqe.length - resp->recv_len)
 		return -EMSGSIZE;
 	err = sroce_sgl_copy_skb(sroce_qp_dev(qp), qp->pd,
-				 sroce_wqe_sgl(&resp->wqe), resp->wqe.num_sge,
+				 sroce_rq_sgl(&resp->wqe), resp->wqe.num_sge,
 				 &resp->cur, skb, off, len, SROCE_TO_MR);
 	if (err) {
-		sroce_resp_complete_err(qp, sroce_mr_wc_status(err, false));
+		sroce_rq_complete_err(qp, sroce_mr_wc_status(err, false));
 		return -EIO;
 	}
 	resp->recv_len += len;
@@ -186,7 +103,7 @@ static void sroce_rc_fail(struct sroce_qp *qp, u32 psn, int err)
 	}
 	/* A SEND in progress fails with its request. */
 	if (qp->resp.have_wqe)
-		sroce_resp_complete_err(qp, status);
+		sroce_rq_complete_err(qp, status);
 	/* The QP fails once the NAK is out; it takes no requests till then. */
 	qp->resp.fail_pending = true;
 	if (sroce_rc_nak(qp, nak, psn))
@@ -256,7 +173,7 @@ static int sroce_resp_send_done(struct sroce_qp *qp,
 	struct sroce_resp *resp = &qp->resp;
 	struct sroce_cqe cqe;
 
-	sroce_resp_cqe_init(qp, &cqe, IB_WC_SUCCESS);
+	sroce_rq_cqe_init(qp, &cqe, IB_WC_SUCCESS);
 	cqe.byte_len = resp->recv_len;
 	if (pkt->flags & SROCE_HDR_IMMDT) {
 		cqe.wc_flags |= IB_WC_WITH_IMM;
@@ -270,7 +187,7 @@ static int sroce_resp_send_done(struct sroce_qp *qp,
 		cqe.invalidate_rkey = pkt->inv_rkey;
 	}
 	sroce_resp_msg_done(resp);
-	return sroce_resp_post(qp, &cqe, pkt->se);
+	return sroce_rq_complete(qp, &cqe, pkt->se);
 }
 
 static int sroce_resp_send(struct sroce_qp *qp, const struct sroce_pkt *pkt,
@@ -280,7 +197,7 @@ static int sroce_resp_send(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	int err;
 
 	if (pkt->flags & SROCE_F_FIRST) {
-		err = sroce_resp_get_wqe(qp);
+		err = sroce_rq_get_wqe(qp);
 		if (err)
 			return err;
 		memset(&resp->cur, 0, sizeof(resp->cur));
@@ -367,12 +284,12 @@ static int sroce_write_complete(struct sroce_qp *qp,
 {
 	struct sroce_cqe cqe;
 
-	sroce_resp_cqe_init(qp, &cqe, IB_WC_SUCCESS);
+	sroce_rq_cqe_init(qp, &cqe, IB_WC_SUCCESS);
 	cqe.opcode = IB_WC_RECV_RDMA_WITH_IMM;
 	cqe.byte_len = qp->resp.recv_len;
 	cqe.wc_flags = IB_WC_WITH_IMM;
 	cqe.imm_data = pkt->imm;
-	return sroce_resp_post(qp, &cqe, pkt->se);
+	return sroce_rq_complete(qp, &cqe, pkt->se);
 }
 
 static int sroce_resp_write(struct sroce_qp *qp, const struct sroce_pkt *pkt,
@@ -395,7 +312,7 @@ static int sroce_resp_write(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	 * everything as it was.
 	 */
 	if (pkt->flags & SROCE_HDR_IMMDT) {
-		err = sroce_resp_get_wqe(qp);
+		err = sroce_rq_get_wqe(qp);
 		if (err)
 			return err;
 	}
@@ -589,117 +506,6 @@ static void sroce_uc_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		sroce_uc_drop(qp);
 }
 
-/* --------------------------------------------------------------- UD */
-
-/*
- * The first 40 bytes of a UD receive buffer: the IPv6 header, or for
- * IPv4 20 zero bytes and the IPv4 header (union rdma_network_hdr, as
- * ib_get_rdma_header_version() and ib_init_ah_attr_from_wc() read it).
- */
-static u8 sroce_ud_grh(const struct sk_buff *skb, union rdma_network_hdr *hdr)
-{
-	const struct iphdr *ip4 = ip_hdr(skb);
-
-	memset(hdr, 0, sizeof(*hdr));
-	if (ip4->version == 4) {
-		memcpy(&hdr->roce4grh, ip4, sizeof(hdr->roce4grh));
-		return RDMA_NETWORK_IPV4;
-	}
-	memcpy(&hdr->ibgrh, ipv6_hdr(skb), sizeof(hdr->ibgrh));
-	return RDMA_NETWORK_IPV6;
-}
-
-/* Where the datagram came from, for ib_init_ah_attr_from_wc() (CM). */
-static void sroce_ud_link_info(const struct sk_buff *skb,
-			       struct sroce_cqe *cqe)
-{
-	if (skb_mac_header_was_set(skb) &&
-	    skb_mac_header_len(skb) >= ETH_HLEN) {
-		ether_addr_copy(cqe->smac, eth_hdr(skb)->h_source);
-		cqe->wc_flags |= IB_WC_WITH_SMAC;
-	}
-	if (SROCE_SKB_CB(skb)->has_vlan) {
-		cqe->vlan_id = SROCE_SKB_CB(skb)->vlan_id;
-		cqe->wc_flags |= IB_WC_WITH_VLAN;
-	}
-}
-
-/* Place the GRH and the payload; complete the WQE. */
-static int sroce_ud_deliver(struct sroce_qp *qp, const struct sroce_pkt *pkt,
-			    struct sk_buff *skb)
-{
-	struct sroce_resp *resp = &qp->resp;
-	union rdma_network_hdr grh;
-	struct sroce_cqe cqe;
-	u8 net_type;
-	int err;
-
-	net_type = sroce_ud_grh(skb, &grh);
-	memset(&resp->cur, 0, sizeof(resp->cur));
-	err = sroce_sgl_copy(sroce_qp_dev(qp), qp->pd,
-			     sroce_wqe_sgl(&resp->wqe), resp->wqe.num_sge,
-			     &resp->cur, &grh, sizeof(grh), SROCE_TO_MR);
-	if (!err)
-		err = sroce_sgl_copy_skb(sroce_qp_dev(qp), qp->pd,
-					 sroce_wqe_sgl(&resp->wqe),
-					 resp->wqe.num_sge, &resp->cur, skb,
-					 pkt->hdr_len, pkt->payload_len,
-					 SROCE_TO_MR);
-	if (err) {
-		sroce_resp_complete_err(qp, sroce_mr_wc_status(err, false));
-		return -EIO;
-	}
-
-	sroce_resp_cqe_init(qp, &cqe, IB_WC_SUCCESS);
-	cqe.byte_len = SROCE_GRH_LEN + pkt->payload_len;
-	cqe.src_qp = pkt->sqpn;
-	cqe.wc_flags = IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
-	cqe.network_hdr_type = net_type;
-	if (pkt->flags & SROCE_HDR_IMMDT) {
-		cqe.wc_flags |= IB_WC_WITH_IMM;
-		cqe.imm_data = pkt->imm;
-	}
-	sroce_ud_link_info(skb, &cqe);
-	return sroce_resp_post(qp, &cqe, pkt->se);
-}
-
-static void sroce_ud_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
-			 struct sk_buff *skb)
-{
-	struct sroce_dev *sdev = sroce_qp_dev(qp);
-	u32 qkey = qp->ibqp.qp_type == IB_QPT_GSI ? SROCE_GSI_QKEY :
-						     qp->attr.qkey;
-	int err;
-
-	if (!(pkt->flags & SROCE_F_SEND) || !(pkt->flags & SROCE_HDR_DETH) ||
-	    pkt->qkey != qkey) {
-		sroce_drop(sdev, qp->ibqp.qp_num, SROCE_CNT_RX_DROP_MALFORMED);
-		return;
-	}
-
-	err = sroce_resp_get_wqe(qp);
-	if (err == -EAGAIN) {
-		sroce_drop(sdev, qp->ibqp.qp_num, SROCE_CNT_RX_DROP_NO_QP);
-		return;
-	}
-	if (err) {
-		sroce_qp_error(qp);
-		return;
-	}
-	/*
-	 * Too big for the buffer: drop the datagram and keep the WQE for
-	 * the next one, rather than complete it in error (consumers such
-	 * as the MAD layer take a receive error for a QP in error).
-	 */
-	if (qp->resp.wqe.length < SROCE_GRH_LEN ||
-	    pkt->payload_len > qp->resp.wqe.length - SROCE_GRH_LEN) {
-		sroce_drop(sdev, qp->ibqp.qp_num, SROCE_CNT_RX_DROP_MALFORMED);
-		return;
-	}
-	if (sroce_ud_deliver(qp, pkt, skb))
-		sroce_qp_error(qp);
-}
-
 /* ------------------------------------------------------------ entry */
 
 /**
@@ -764,7 +570,7 @@ bool sroce_rq_flush(struct sroce_qp *qp, int budget, u32 *ring_left)
 
 	resp->in_msg = false;
 	sroce_res_abort(qp);
-	if (resp->have_wqe && sroce_resp_complete_err(qp, IB_WC_WR_FLUSH_ERR))
+	if (resp->have_wqe && sroce_rq_complete_err(qp, IB_WC_WR_FLUSH_ERR))
 		return true;
 	if (qp->srq || !qp->rq.q.buf)
 		return true;
@@ -775,7 +581,7 @@ bool sroce_rq_flush(struct sroce_qp *qp, int budget, u32 *ring_left)
 			return true;
 		--*ring_left;
 		resp->have_wqe = true;
-		if (sroce_resp_complete_err(qp, IB_WC_WR_FLUSH_ERR))
+		if (sroce_rq_complete_err(qp, IB_WC_WR_FLUSH_ERR))
 			return true;
 	}
 	return false;
