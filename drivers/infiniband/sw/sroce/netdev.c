@@ -100,6 +100,10 @@ static int sroce_netdev_event(struct notifier_block *nb, unsigned long event,
 	case NETDEV_CHANGE:
 		sroce_port_update(sdev);
 		break;
+	case NETDEV_CHANGEUPPER:
+		/* A VLAN on it comes or goes: its multicast memberships. */
+		sroce_mcast_upper_changed(sdev, ptr);
+		break;
 	case NETDEV_CHANGEMTU:
 		ibdev_info(&sdev->ibdev, "path MTU now %d\n",
 			   ib_mtu_enum_to_int(sroce_ndev_ib_mtu(ndev)));
