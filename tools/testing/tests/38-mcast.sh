@@ -19,8 +19,9 @@
 #   - over a VLAN (VLAN 100 on both veths, the VLAN's GIDs): mckey, and the
 #     verbs IPv4 and IPv6, the VLAN netdev joined (not only the lower one),
 #     the datagrams and the IGMP/MLD reports tagged on the wire (tcpdump
-#     -e on veth0); a VLAN added under an attached QP joins, one deleted
-#     leaves, the lower netdev staying joined and receiving;
+#     -e on veth0); a VLAN added under an attached QP joins, joins again
+#     when moved to another namespace, one deleted leaves, the lower
+#     netdev staying joined and receiving;
 #   - a group the netdev joined without sroce: counted as rx_drop_mcast;
 #   - the limits (max_mcast_qp_attach, max_mcast_grp) and bad arguments;
 #   - the namespaces go away afterwards (no reference left on their lo).
@@ -269,13 +270,18 @@ check "add VLAN 200 on veth0 under it" sh -c \
 	"ip -n ns0 link add link veth0 name veth0.200 type vlan id 200 &&
 	 ip -n ns0 link set veth0.200 up"
 wait_for "  VLAN 200 joined $G" 10 in_group ns0 veth0.200 $G
+# Moved, it unregisters from ns0 (the IP layer drops its memberships) and
+# registers in ns1, still on veth0: it joins again there.
+check "move VLAN 200 to ns1" sh -c \
+	"ip -n ns0 link set veth0.200 netns ns1 && ip -n ns1 link set veth0.200 up"
+wait_for "  VLAN 200 joined $G again in ns1" 10 in_group ns1 veth0.200 $G
 check "delete VLAN 100 under it" ip -n ns0 link del veth0.100
 check "  veth0 is still a member of $G" in_group ns0 veth0 $G
 tap_relay "send to $G over veth0, after VLAN 100 went" \
 	run_ns ns1 "$BIN" send -d sroce1 -g $G -a 10.0.0.2 -n 10
 bg_tap "the receiver got them" vr1
 wait_for "veth0 left $G" 10 not_in_group ns0 veth0 $G
-wait_for "veth0.200 left $G" 10 not_in_group ns0 veth0.200 $G
+wait_for "veth0.200 (ns1) left $G" 10 not_in_group ns1 veth0.200 $G
 ip -n ns1 link del veth1.100
 
 # ---------------------------------------------- the device goes away

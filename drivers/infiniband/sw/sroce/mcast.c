@@ -172,10 +172,11 @@ static bool sroce_mcast_vlan_of(const struct sroce_dev *sdev,
  * drops a datagram to a group its netdev has not joined), its MAC filter
  * take it, and its IGMP/MLD reports go out tagged for a snooping switch.
  * A VLAN linked or unlinked later joins or leaves every group then
- * (sroce_mcast_upper_changed()); RTNL, held across, keeps the set of
- * VLANs the groups are joined on the same as the set linked.  Only the
- * netdev's own join must succeed: a VLAN without IPv6 (no inet6_dev) just
- * has no IPv6 group, and has none to leave either.
+ * (sroce_mcast_upper_changed()), one moved to another namespace joins
+ * again there (sroce_mcast_vlan_registered()); RTNL, held across, keeps
+ * the set of VLANs the groups are joined on the same as the set linked.
+ * Only the netdev's own join must succeed: a VLAN without IPv6 (no
+ * inet6_dev) just has no IPv6 group, and has none to leave either.
  */
 static int sroce_mcg_membership(struct sroce_dev *sdev,
 				const union ib_gid *mgid, bool join)
@@ -194,6 +195,21 @@ static int sroce_mcg_membership(struct sroce_dev *sdev,
 	return 0;
 }
 
+/* @vlan joins or leaves every group: at most SROCE_MAX_MCAST_GRP. */
+static void sroce_mcast_vlan_all(struct sroce_dev *sdev,
+				 struct net_device *vlan, bool join)
+{
+	struct sroce_mcast *mc = &sdev->mcast;
+	struct sroce_mcg *mcg;
+	unsigned int b;
+
+	mutex_lock(&mc->lock);
+	for (b = 0; b < ARRAY_SIZE(mc->hash); b++)
+		hlist_for_each_entry(mcg, &mc->hash[b], node)
+			sroce_ndev_membership(vlan, &mcg->mgid, join);
+	mutex_unlock(&mc->lock);
+}
+
 /**
  * sroce_mcast_upper_changed - a netdev was linked on, or unlinked from,
  *	the device's netdev
@@ -202,27 +218,37 @@ static int sroce_mcg_membership(struct sroce_dev *sdev,
  *
  * A VLAN linked joins every group of the device; one unlinked (deleted:
  * the 8021q module unlinks it before it unregisters, while its in_device
- * and inet6_dev still exist) leaves them.  At most SROCE_MAX_MCAST_GRP
- * groups.
+ * and inet6_dev still exist) leaves them.
  *
  * Context: the netdev notifier, RTNL held.
  */
 void sroce_mcast_upper_changed(struct sroce_dev *sdev,
 			       const struct netdev_notifier_changeupper_info *info)
 {
-	struct sroce_mcast *mc = &sdev->mcast;
-	struct sroce_mcg *mcg;
-	unsigned int b;
-
 	ASSERT_RTNL();
-	if (!sroce_mcast_vlan_of(sdev, info->upper_dev))
-		return;
-	mutex_lock(&mc->lock);
-	for (b = 0; b < ARRAY_SIZE(mc->hash); b++)
-		hlist_for_each_entry(mcg, &mc->hash[b], node)
-			sroce_ndev_membership(info->upper_dev, &mcg->mgid,
-					      info->linking);
-	mutex_unlock(&mc->lock);
+	if (sroce_mcast_vlan_of(sdev, info->upper_dev))
+		sroce_mcast_vlan_all(sdev, info->upper_dev, info->linking);
+}
+
+/**
+ * sroce_mcast_vlan_registered - a VLAN on the device's netdev registered
+ * @sdev: the device
+ * @vlan: the VLAN netdev
+ *
+ * A new VLAN is linked only after it registers, and joins then.  One
+ * linked already is moving to another namespace: it unregistered from
+ * the old one, and its in_device and inet6_dev, with the memberships,
+ * went; it joins again in the new one.
+ *
+ * Context: the netdev notifier, RTNL held.
+ */
+void sroce_mcast_vlan_registered(struct sroce_dev *sdev,
+				 struct net_device *vlan)
+{
+	ASSERT_RTNL();
+	if (sroce_mcast_vlan_of(sdev, vlan) &&
+	    netdev_has_upper_dev(sdev->ndev, vlan))
+		sroce_mcast_vlan_all(sdev, vlan, true);
 }
 
 /* ----------------------------------------------------- groups, slots */

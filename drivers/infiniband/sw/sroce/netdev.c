@@ -6,6 +6,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/if_vlan.h>
 #include <linux/netdevice.h>
 #include <rdma/ib_verbs.h>
 
@@ -88,6 +89,13 @@ static int sroce_netdev_event(struct notifier_block *nb, unsigned long event,
 		sroce_udp_netdev_gone(ndev);
 	sroce_devices_lock_acquire();
 	sdev = sroce_find_dev_rcu(ndev);
+	/* A VLAN on a device's netdev, moved to another namespace? */
+	if (!sdev && event == NETDEV_REGISTER && is_vlan_dev(ndev)) {
+		sdev = sroce_find_dev_rcu(vlan_dev_real_dev(ndev));
+		if (sdev)
+			sroce_mcast_vlan_registered(sdev, ndev);
+		goto out;
+	}
 	if (!sdev)
 		goto out;
 
