@@ -23,7 +23,8 @@
  * destroys every QP before it frees the device, and a netdev that
  * unregisters takes its memberships with it (the IP layer drops them).
  * A VLAN deleted leaves the groups as it is unlinked from the netdev, a
- * VLAN added joins them (the netdev notifier, NETDEV_CHANGEUPPER).
+ * VLAN added joins them (the netdev notifier, NETDEV_CHANGEUPPER), and
+ * one moved to another namespace joins them again there.
  *
  * What a device sends to a group it is a member of goes to its own
  * attached QPs too, through its receive path (tx.c), not through the
