@@ -77,10 +77,12 @@ sync_get() {
 # Readiness checks for pair_run's READY argument.
 _ready_tcp() { ss -Hltn "sport = :$1" | grep -q .; }
 _ready_cm() { rdma resource show cm_id 2>/dev/null | grep -q 'state LISTEN'; }
+# "log:ERE": the server's output so far has a line matching ERE.
 _pair_ready() {
 	case $1 in
 	tcp:*)   _ready_tcp "${1#tcp:}" ;;
 	cm)      _ready_cm ;;
+	log:*)   grep -Eq -- "${1#log:}" "$_pair_log" 2>/dev/null ;;
 	*)       return 0 ;;
 	esac
 }
@@ -101,7 +103,8 @@ pair_step() {
 # pair_run DESC READY ERE SERVER-CMD... -- CLIENT-CMD...
 #   The server side runs SERVER-CMD in the background and tells the client
 #   once READY holds ("tcp:PORT": listening on TCP PORT; "cm": an rdma_cm
-#   listener exists; "none").  The client then runs CLIENT-CMD, which must
+#   listener exists; "log:ERE": the server printed a line matching ERE,
+#   so far; "none").  The client then runs CLIENT-CMD, which must
 #   exit 0 and print a line matching ERE ("" for any).  Call pair_step
 #   first (it picks PAIR_PORT).
 pair_run() {
@@ -123,7 +126,7 @@ _pair_server() {
 	timeout --kill-after=5 "$PAIR_CMD_TIMEOUT" "$@" >"$log" 2>&1 &
 	pid=$!
 	# Ready when READY holds, as long as the server is still running.
-	_pair_dead=0
+	_pair_dead=0 _pair_log=$log
 	if poll_until 20 _pair_ready_alive "$ready" "$pid" && [ $_pair_dead = 0 ]; then
 		sync_put "ready.$n" ok
 	else

@@ -16,6 +16,12 @@
 #   - the netdev's membership: joined while a QP is attached (ip maddr,
 #     i.e. the kernel's IGMP/MLD state), left after the last detach, after
 #     a program exits attached, and after the device is deleted;
+#   - over a VLAN (VLAN 100 on both veths, the VLAN's GIDs): mckey, and the
+#     verbs IPv4 and IPv6, the VLAN netdev joined (not only the lower one),
+#     the datagrams and the IGMP/MLD reports tagged on the wire (tcpdump
+#     -e on veth0); a VLAN added under an attached QP joins, joins again
+#     when moved to another namespace, one deleted leaves, the lower
+#     netdev staying joined and receiving;
 #   - a group the netdev joined without sroce: counted as rx_drop_mcast;
 #   - the limits (max_mcast_qp_attach, max_mcast_grp) and bad arguments;
 #   - the namespaces go away afterwards (no reference left on their lo).
@@ -180,6 +186,105 @@ G=239.1.2.1
 tap_relay "limits" run_ns ns0 "$BIN" limits -d sroce0 -g $G -G
 wait_for "veth0 left $G after the program exited attached" 10 \
 	not_in_group ns0 veth0 $G
+
+# --------------------------------------------------------- over a VLAN
+# VLAN 100 on veth0 and veth1, the devices on the lower netdevs with the
+# VLAN's GIDs.  attach_mcast does not say which GID a QP uses, so a group
+# is joined on the netdev and on every VLAN on it: there the IP layer
+# accepts the group's datagrams (it drops those to a group the VLAN has
+# not joined) and the IGMP/MLD reports go out tagged.  Sent from a VLAN
+# GID, the datagrams leave tagged.  A VLAN added while a group is joined
+# joins it; one deleted leaves it, and takes nothing else with it.
+modprobe 8021q 2>/dev/null
+vlan_up() {
+	ip -n "$1" link add link "$2" name "$2.100" type vlan id 100 &&
+		ip -n "$1" addr add "$3/24" dev "$2.100" &&
+		ip -n "$1" addr add "$4/64" dev "$2.100" nodad &&
+		ip -n "$1" link set "$2.100" up
+}
+check "VLAN 100 on veth0 and veth1" \
+	bash -c "$(declare -f vlan_up); vlan_up ns0 veth0 10.1.0.1 fd01::1 &&
+		vlan_up ns1 veth1 10.1.0.2 fd01::2"
+vlan_gids() {
+	rdma_gid_index sroce0 1 10.1.0.1 && rdma_gid_index sroce1 1 10.1.0.2 &&
+		rdma_gid_index sroce0 1 fd01::1 && rdma_gid_index sroce1 1 fd01::2
+}
+wait_for "the VLAN's GIDs on sroce0 and sroce1" 30 vlan_gids
+# What crosses veth0: RoCE, tagged or not; and, verbose for their group
+# records, the tagged IGMP and MLD reports (MLD's ICMPv6 comes after a
+# hop-by-hop header, which "icmp6" does not look past: by address).
+bg dump ns0 timeout 200 tcpdump -i veth0 -e -nn -l \
+	'udp port 4791 or (vlan 100 and udp port 4791)'
+bg dumpv ns0 timeout 200 tcpdump -i veth0 -e -nn -v -l \
+	'vlan 100 and (igmp or ip6 dst ff02::16)'
+sleep 2
+
+G=239.1.3.1
+bg vmck ns0 timeout 120 stdbuf -oL mckey -m $G -b 10.1.0.1 -C 10
+wait_for "mckey receiver joined $G over the VLAN (-b 10.1.0.1)" 60 \
+	grep -q 'joined dgid' "$T/vmck.log"
+check "veth0.100 is a member of $G" in_group ns0 veth0.100 $G
+check "mckey sender over the VLAN (ns1, -b 10.1.0.2)" \
+	run_ns ns1 timeout 120 mckey -m $G -b 10.1.0.2 -s -C 10
+bg_ok "mckey receiver over the VLAN (ns0): 10 messages" vmck
+
+for fam in 4 6; do
+	if [ $fam = 4 ]; then
+		G=239.1.3.3 SRC=10.1.0.2
+	else
+		G=ff0e::1:33 SRC=fd01::2
+	fi
+	rm -f "$T"/ready*
+	bg vr0 ns0 "$BIN" recv -d sroce0 -g $G -n 30 -t 90 -r "$T/ready0"
+	wait_for "IPv$fam: a receiver attached to $G" 60 test -e "$T/ready0"
+	check "IPv$fam: veth0.100 is a member of $G (the verbs, no rdma_cm)" \
+		in_group ns0 veth0.100 $G
+	check "IPv$fam: veth0 is a member of $G" in_group ns0 veth0 $G
+	tap_relay "IPv$fam send from the VLAN's GID ($SRC)" \
+		run_ns ns1 "$BIN" send -d sroce1 -g $G -a $SRC -n 30
+	bg_tap "IPv$fam receiver, ns0, over the VLAN" vr0
+	wait_for "IPv$fam: veth0.100 left $G" 10 not_in_group ns0 veth0.100 $G
+	wait_for "IPv$fam: veth0 left $G" 10 not_in_group ns0 veth0 $G
+done
+sleep 1
+bg_kill dump
+bg_kill dumpv
+bg_wait dump 10
+bg_wait dumpv 10
+check_output "the datagrams to the groups came in tagged VLAN 100 on veth0" \
+	'vlan 100.* > 239\.1\.3\.3\.4791' cat "$T/dump.log"
+check_output "  and the IPv6 ones" 'vlan 100.* > ff0e::1:33\.4791' cat "$T/dump.log"
+check "  and none untagged" \
+	sh -c "! grep -v 'vlan 100' $T/dump.log | grep -E '> (239\.1\.3\.|ff0e::1:3)'"
+check_output "the IGMP report for the verbs' IPv4 group went out tagged" \
+	'gaddr 239\.1\.3\.3' cat "$T/dumpv.log"
+check_output "  and the MLD report for the IPv6 one" 'gaddr ff0e::1:33' \
+	cat "$T/dumpv.log"
+diag "tcpdump -e on veth0 (ns0):" "$(grep -m 4 'vlan 100' "$T/dump.log")"
+
+# A VLAN comes and one goes under an attached QP.
+G=239.1.3.5
+rm -f "$T"/ready*
+bg vr1 ns0 "$BIN" recv -d sroce0 -g $G -n 10 -t 60 -r "$T/ready0"
+wait_for "a receiver attached to $G" 30 test -e "$T/ready0"
+check "veth0.100 is a member of $G" in_group ns0 veth0.100 $G
+check "add VLAN 200 on veth0 under it" sh -c \
+	"ip -n ns0 link add link veth0 name veth0.200 type vlan id 200 &&
+	 ip -n ns0 link set veth0.200 up"
+wait_for "  VLAN 200 joined $G" 10 in_group ns0 veth0.200 $G
+# Moved, it unregisters from ns0 (the IP layer drops its memberships) and
+# registers in ns1, still on veth0: it joins again there.
+check "move VLAN 200 to ns1" sh -c \
+	"ip -n ns0 link set veth0.200 netns ns1 && ip -n ns1 link set veth0.200 up"
+wait_for "  VLAN 200 joined $G again in ns1" 10 in_group ns1 veth0.200 $G
+check "delete VLAN 100 under it" ip -n ns0 link del veth0.100
+check "  veth0 is still a member of $G" in_group ns0 veth0 $G
+tap_relay "send to $G over veth0, after VLAN 100 went" \
+	run_ns ns1 "$BIN" send -d sroce1 -g $G -a 10.0.0.2 -n 10
+bg_tap "the receiver got them" vr1
+wait_for "veth0 left $G" 10 not_in_group ns0 veth0 $G
+wait_for "veth0.200 (ns1) left $G" 10 not_in_group ns1 veth0.200 $G
+ip -n ns1 link del veth1.100
 
 # ---------------------------------------------- the device goes away
 G=ff0e::1:5

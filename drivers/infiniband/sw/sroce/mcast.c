@@ -4,8 +4,9 @@
  * sent to a group.
  *
  * A group is an IPv4 (v4-mapped GID) or IPv6 multicast address.  The
- * first QP of a device to attach to it makes the device's netdev join
- * the group in the netdev's namespace: ip_mc_inc_group() or
+ * first QP of a device to attach to it makes the device's netdev, and
+ * every VLAN on it (whose GIDs the device has too), join the group in
+ * the netdev's namespace: ip_mc_inc_group() or
  * ipv6_dev_mc_inc(), the kernel's own membership, so the netdev's
  * address filter takes the group's MAC address, IGMP or MLD reports go
  * out (switches that snoop see the join) and the IP layer accepts what
@@ -21,6 +22,9 @@
  * group outlives its QPs and no group outlives the device: the core
  * destroys every QP before it frees the device, and a netdev that
  * unregisters takes its memberships with it (the IP layer drops them).
+ * A VLAN deleted leaves the groups as it is unlinked from the netdev, a
+ * VLAN added joins them (the netdev notifier, NETDEV_CHANGEUPPER), and
+ * one moved to another namespace joins them again there.
  *
  * What a device sends to a group it is a member of goes to its own
  * attached QPs too, through its receive path (tx.c), not through the
@@ -36,9 +40,11 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/if_vlan.h>
 #include <linux/igmp.h>
 #include <linux/inetdevice.h>
 #include <linux/jhash.h>
+#include <linux/netdevice.h>
 #include <linux/random.h>
 #include <linux/rculist.h>
 #include <linux/rtnetlink.h>
@@ -103,37 +109,147 @@ static struct sroce_mcg *sroce_mcg_find(struct sroce_mcast *mc,
 	return NULL;
 }
 
+/*
+ * Writers take RTNL, then the mcast lock: a group's first attach and
+ * last detach join and leave under RTNL, and the netdev notifier, which
+ * runs under RTNL, walks the groups when a VLAN comes or goes.
+ */
+static void sroce_mcast_lock(struct sroce_mcast *mc)
+{
+	rtnl_lock();
+	mutex_lock(&mc->lock);
+}
+
+static void sroce_mcast_unlock(struct sroce_mcast *mc)
+{
+	mutex_unlock(&mc->lock);
+	rtnl_unlock();
+}
+
 /* ------------------------------------------- the netdev's membership */
 
 /*
- * Join or leave @mgid on the device's netdev, as a socket's
- * IP_ADD_MEMBERSHIP would, but counted on the interface rather than a
- * socket (no per-socket limit).  A netdev already unregistering has no
- * in_device or inet6_dev any more: joining fails, leaving has nothing to do.
+ * Join or leave @mgid on @ndev, as a socket's IP_ADD_MEMBERSHIP would,
+ * but counted on the interface rather than a socket (no per-socket
+ * limit).  A netdev already unregistering has no in_device or inet6_dev
+ * any more: joining fails, leaving has nothing to do.
+ */
+static int sroce_ndev_membership(struct net_device *ndev,
+				 const union ib_gid *mgid, bool join)
+{
+	const struct in6_addr *a6 = (const struct in6_addr *)mgid->raw;
+	struct in_device *in_dev;
+
+	ASSERT_RTNL();
+	if (!ipv6_addr_v4mapped(a6))
+		return join ? ipv6_dev_mc_inc(ndev, a6) :
+			      ipv6_dev_mc_dec(ndev, a6);
+	in_dev = __in_dev_get_rtnl(ndev);
+	if (!in_dev)
+		return -ENODEV;
+	if (join)
+		ip_mc_inc_group(in_dev, a6->s6_addr32[3]);
+	else
+		ip_mc_dec_group(in_dev, a6->s6_addr32[3]);
+	return 0;
+}
+
+/*
+ * A VLAN on the device's netdev: the RDMA core gives the port the VLAN's
+ * addresses as GIDs, so QPs send through it (tagged) and the receive path
+ * takes what comes in on it (rx.c).
+ */
+static bool sroce_mcast_vlan_of(const struct sroce_dev *sdev,
+				const struct net_device *dev)
+{
+	return is_vlan_dev(dev) && vlan_dev_real_dev(dev) == sdev->ndev;
+}
+
+/*
+ * Join or leave @mgid on the device's netdev and on every VLAN on it.
+ * attach_mcast does not say which of the port's GIDs a QP uses (a UD QP
+ * sends and receives on all of them), so a group is joined wherever the
+ * port has GIDs: on the VLAN too the IP layer must accept the group (it
+ * drops a datagram to a group its netdev has not joined), its MAC filter
+ * take it, and its IGMP/MLD reports go out tagged for a snooping switch.
+ * A VLAN linked or unlinked later joins or leaves every group then
+ * (sroce_mcast_upper_changed()), one moved to another namespace joins
+ * again there (sroce_mcast_vlan_registered()); RTNL, held across, keeps
+ * the set of VLANs the groups are joined on the same as the set linked.
+ * Only the netdev's own join must succeed: a VLAN without IPv6 (no
+ * inet6_dev) just has no IPv6 group, and has none to leave either.
  */
 static int sroce_mcg_membership(struct sroce_dev *sdev,
 				const union ib_gid *mgid, bool join)
 {
-	const struct in6_addr *a6 = (const struct in6_addr *)mgid->raw;
-	struct in_device *in_dev;
-	int err = 0;
+	struct net_device *upper;
+	struct list_head *iter;
+	int err;
 
-	rtnl_lock();
-	if (ipv6_addr_v4mapped(a6)) {
-		in_dev = __in_dev_get_rtnl(sdev->ndev);
-		if (!in_dev)
-			err = -ENODEV;
-		else if (join)
-			ip_mc_inc_group(in_dev, a6->s6_addr32[3]);
-		else
-			ip_mc_dec_group(in_dev, a6->s6_addr32[3]);
-	} else if (join) {
-		err = ipv6_dev_mc_inc(sdev->ndev, a6);
-	} else {
-		err = ipv6_dev_mc_dec(sdev->ndev, a6);
-	}
-	rtnl_unlock();
-	return err;
+	ASSERT_RTNL();
+	err = sroce_ndev_membership(sdev->ndev, mgid, join);
+	if (err && join)
+		return err;
+	netdev_for_each_upper_dev_rcu(sdev->ndev, upper, iter)
+		if (sroce_mcast_vlan_of(sdev, upper))
+			sroce_ndev_membership(upper, mgid, join);
+	return 0;
+}
+
+/* @vlan joins or leaves every group: at most SROCE_MAX_MCAST_GRP. */
+static void sroce_mcast_vlan_all(struct sroce_dev *sdev,
+				 struct net_device *vlan, bool join)
+{
+	struct sroce_mcast *mc = &sdev->mcast;
+	struct sroce_mcg *mcg;
+	unsigned int b;
+
+	mutex_lock(&mc->lock);
+	for (b = 0; b < ARRAY_SIZE(mc->hash); b++)
+		hlist_for_each_entry(mcg, &mc->hash[b], node)
+			sroce_ndev_membership(vlan, &mcg->mgid, join);
+	mutex_unlock(&mc->lock);
+}
+
+/**
+ * sroce_mcast_upper_changed - a netdev was linked on, or unlinked from,
+ *	the device's netdev
+ * @sdev: the device
+ * @info: NETDEV_CHANGEUPPER's
+ *
+ * A VLAN linked joins every group of the device; one unlinked (deleted:
+ * the 8021q module unlinks it before it unregisters, while its in_device
+ * and inet6_dev still exist) leaves them.
+ *
+ * Context: the netdev notifier, RTNL held.
+ */
+void sroce_mcast_upper_changed(struct sroce_dev *sdev,
+			       const struct netdev_notifier_changeupper_info *info)
+{
+	ASSERT_RTNL();
+	if (sroce_mcast_vlan_of(sdev, info->upper_dev))
+		sroce_mcast_vlan_all(sdev, info->upper_dev, info->linking);
+}
+
+/**
+ * sroce_mcast_vlan_registered - a VLAN on the device's netdev registered
+ * @sdev: the device
+ * @vlan: the VLAN netdev
+ *
+ * A new VLAN is linked only after it registers, and joins then.  One
+ * linked already is moving to another namespace: it unregistered from
+ * the old one, and its in_device and inet6_dev, with the memberships,
+ * went; it joins again in the new one.
+ *
+ * Context: the netdev notifier, RTNL held.
+ */
+void sroce_mcast_vlan_registered(struct sroce_dev *sdev,
+				 struct net_device *vlan)
+{
+	ASSERT_RTNL();
+	if (sroce_mcast_vlan_of(sdev, vlan) &&
+	    netdev_has_upper_dev(sdev->ndev, vlan))
+		sroce_mcast_vlan_all(sdev, vlan, true);
 }
 
 /* ----------------------------------------------------- groups, slots */
@@ -240,7 +356,7 @@ int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 
 	if (!sroce_mcast_args_ok(ibqp, gid))
 		return -EINVAL;
-	mutex_lock(&mc->lock);
+	sroce_mcast_lock(mc);
 	mcg = sroce_mcg_find(mc, gid);
 	if (mcg && sroce_mcg_slot(sdev, mcg, qp) >= 0)
 		goto out;
@@ -266,7 +382,7 @@ int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	mc->num_attached++;
 	qp->mcast_attached++;
 out:
-	mutex_unlock(&mc->lock);
+	sroce_mcast_unlock(mc);
 	return err;
 }
 
@@ -289,14 +405,14 @@ int sroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 
 	if (!sroce_mcast_args_ok(ibqp, gid))
 		return -EINVAL;
-	mutex_lock(&mc->lock);
+	sroce_mcast_lock(mc);
 	mcg = sroce_mcg_find(mc, gid);
 	slot = mcg ? sroce_mcg_slot(sdev, mcg, qp) : -1;
 	if (slot >= 0) {
 		sroce_mcg_detach_slot(sdev, mcg, slot, qp);
 		err = 0;
 	}
-	mutex_unlock(&mc->lock);
+	sroce_mcast_unlock(mc);
 	return err;
 }
 
@@ -345,9 +461,9 @@ void sroce_mcast_qp_destroy(struct sroce_qp *qp)
 	/* Only attach changes it, and nobody attaches a QP being destroyed. */
 	if (!READ_ONCE(qp->mcast_attached))
 		return;
-	mutex_lock(&sdev->mcast.lock);
+	sroce_mcast_lock(&sdev->mcast);
 	sroce_mcast_detach_all(sdev, qp);
-	mutex_unlock(&sdev->mcast.lock);
+	sroce_mcast_unlock(&sdev->mcast);
 }
 
 /**
@@ -359,10 +475,10 @@ void sroce_mcast_qp_destroy(struct sroce_qp *qp)
  */
 void sroce_mcast_destroy(struct sroce_dev *sdev)
 {
-	mutex_lock(&sdev->mcast.lock);
+	sroce_mcast_lock(&sdev->mcast);
 	if (WARN_ON(sdev->mcast.num_groups))
 		sroce_mcast_detach_all(sdev, NULL);
-	mutex_unlock(&sdev->mcast.lock);
+	sroce_mcast_unlock(&sdev->mcast);
 	mutex_destroy(&sdev->mcast.lock);
 }
 

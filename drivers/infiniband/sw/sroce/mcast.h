@@ -21,7 +21,7 @@
 /**
  * struct sroce_mcast - a device's multicast groups
  * @lock: serialises attach and detach (writers of everything below);
- *	taken before RTNL
+ *	taken inside RTNL
  * @seed: hash seed, random per device: a peer cannot aim at one bucket
  * @num_groups: groups with a QP attached, at most SROCE_MAX_MCAST_GRP
  * @num_attached: attachments over all groups, at most
@@ -36,6 +36,8 @@ struct sroce_mcast {
 	struct hlist_head hash[BIT(SROCE_MCAST_HASH_BITS)];
 };
 
+struct net_device;
+struct netdev_notifier_changeupper_info;
 struct sroce_dev;
 struct sroce_qp;
 struct sk_buff;
@@ -45,6 +47,10 @@ void sroce_mcast_destroy(struct sroce_dev *sdev);
 int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 int sroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 void sroce_mcast_qp_destroy(struct sroce_qp *qp);
+void sroce_mcast_upper_changed(struct sroce_dev *sdev,
+			       const struct netdev_notifier_changeupper_info *info);
+void sroce_mcast_vlan_registered(struct sroce_dev *sdev,
+				 struct net_device *vlan);
 bool sroce_mcast_member(struct sroce_dev *sdev, const struct in6_addr *daddr);
 void sroce_mcast_rcv(struct sroce_dev *sdev, struct sk_buff *skb);
 

@@ -6,6 +6,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/if_vlan.h>
 #include <linux/netdevice.h>
 #include <rdma/ib_verbs.h>
 
@@ -90,6 +91,13 @@ static int sroce_netdev_event(struct notifier_block *nb, unsigned long event,
 		sroce_udp_netdev_gone(ndev);
 	sroce_devices_lock_acquire();
 	sdev = sroce_find_dev_rcu(ndev);
+	/* A VLAN on a device's netdev, moved to another namespace? */
+	if (!sdev && event == NETDEV_REGISTER && is_vlan_dev(ndev)) {
+		sdev = sroce_find_dev_rcu(vlan_dev_real_dev(ndev));
+		if (sdev)
+			sroce_mcast_vlan_registered(sdev, ndev);
+		goto out;
+	}
 	if (!sdev)
 		goto out;
 
@@ -101,6 +109,10 @@ static int sroce_netdev_event(struct notifier_block *nb, unsigned long event,
 	case NETDEV_DOWN:
 	case NETDEV_CHANGE:
 		sroce_port_update(sdev);
+		break;
+	case NETDEV_CHANGEUPPER:
+		/* A VLAN on it comes or goes: its multicast memberships. */
+		sroce_mcast_upper_changed(sdev, ptr);
 		break;
 	case NETDEV_CHANGEMTU:
 		ibdev_info(&sdev->ibdev, "path MTU now %d\n",
