@@ -14,9 +14,15 @@
 # receive flagged IBV_WC_IP_CSUM_OK for IBV_WC_WITH_INV (rxe_resp.c,
 # do_complete(), kernel flag values in a user CQE) and EINVAL for EBUSY
 # from the dereg of an MR with a bound window (rxe_verbs.c,
-# rxe_dereg_mr()); data, ranges, rights and invalidation stay strictly
-# checked.  ATOMIC WRITE and FLUSH run where
-# both ends have them (6.12).  rdma_rxe wants a FLUSH's ICRC in a form of
+# rxe_dereg_mr()); data, rights and invalidation stay strictly checked.
+# A check that rxe fails by a bug of its own is a SKIP naming the bug
+# (file and function in rxe), and only when the outcome is the bug's: on
+# 6.12, a window's range not enforced (check_rkey()), a refused bind or
+# LOCAL_INV completed as WR_FLUSH_ERR (rxe_requester()), a refused
+# SEND_WITH_INV ACKed (rxe_responder()), and the case that destroys a QP
+# under a bound type 2 window is not run (rxe_do_bind_mw()'s QP reference).
+# With rxe as the client, nothing is relaxed.  ATOMIC WRITE and FLUSH run
+# where both ends have them (6.12).  rdma_rxe wants a FLUSH's ICRC in a form of
 # its own (drivers/infiniband/sw/sroce/icrc.c, sroce_icrc_rxe_flush()):
 # sroce takes both forms, and its first FLUSH on a QP to rxe goes again,
 # in rxe's form, after one ACK timeout.
