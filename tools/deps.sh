@@ -81,6 +81,7 @@ PKGS=(
 	nfs-kernel-server nfs-common rpcbind targetcli-fb dbus-daemon
 	open-iscsi srptools fio
 	python3-matplotlib
+	trace-cmd linux-perf bpftrace
 	dkms dh-dkms debhelper fakeroot dpkg-dev openssl
 )
 

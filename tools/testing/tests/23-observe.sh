@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# timeout: 300
+# timeout: 420
 #
 # 23-observe: what sroce shows of itself (Documentation/sroce.rst, "Seeing
 # into the device").  Two devices in one namespace (topo_local.sh); an RC
@@ -15,7 +15,8 @@
 # Here, around it: the sroce tracepoints on (tracefs), and in the trace
 # the test QPs' tx, rx, completions, state changes, RNR NAKs and the
 # go-back-N after them, the drop with its reason, b's sequence NAK; the
-# counters in sysfs under rdma_rxe's names.
+# counters in sysfs under rdma_rxe's names; and trace-cmd, perf and
+# bpftrace each counting the completions of an ibv_rc_pingpong.
 
 # shellcheck source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -114,6 +115,68 @@ check "sysfs: sent_pkts $sent = tx_packets $tx, rcvd_pkts $rcvd = rx_packets $rx
 	test "$sent" = "$tx" -a "$rcvd" = "$rx" -a "$sent" -gt 0
 
 diag "$(rdma statistic show link sroce0/1)"
+
+# The same tracepoints through the tools people use on them: trace-cmd,
+# perf and bpftrace (where installed) each see every completion of one
+# ibv_rc_pingpong of $PP_N round trips on the client's device, sroce0:
+# $PP_N sends and $PP_N receives.  (Only the client's: the server's last
+# send completes after the client, and so the tool, has gone.)
+PP_N=50
+PP_WANT=$((2 * PP_N))
+
+pp_listening() { run_ns ns0 ss -ltn | grep -q ':18515 '; }
+
+# pp_server: an ibv_rc_pingpong server on sroce1, in the background;
+# false if it does not listen within 20 s.
+pp_server() {
+	run_ns ns0 timeout 90 ibv_rc_pingpong -d sroce1 -g "$G1" -n $PP_N \
+		>pp-server.log 2>&1 &
+	PP_SERVER=$!
+	poll_until 20 pp_listening
+}
+
+# traced TOOL ERE CMD...: run CMD (which wraps the pingpong client) after
+# starting a server; an assertion that CMD's output shows $PP_WANT
+# completions: as many lines matching ERE, or, if ERE ends in "([0-9]+)",
+# the number that its last match ends with.
+traced() {
+	local tool=$1 ere=$2 n out
+	shift 2
+	if ! command -v "$tool" >/dev/null; then
+		skip "$tool sees sroce_complete" "$tool is not installed"
+		return
+	fi
+	if ! pp_server; then
+		not_ok "$tool: ibv_rc_pingpong server" "$(cat pp-server.log)"
+		return
+	fi
+	out=$("$@" 2>&1)
+	wait "$PP_SERVER"
+	if [[ $ere == *'([0-9]+)' ]]; then
+		n=$(grep -Eo "$ere" <<<"$out" | tail -n 1 | grep -Eo '[0-9]+$')
+	else
+		n=$(grep -Ec "$ere" <<<"$out")
+	fi
+	if [ "$n" = $PP_WANT ]; then
+		ok "$tool sees sroce0's $PP_WANT completions"
+	else
+		not_ok "$tool sees sroce0's $PP_WANT completions" "got ${n:-none}" \
+			"$(tail -n 20 <<<"$out")"
+	fi
+}
+
+# (bpftrace -c wants the program's one real path.)
+PP_CLIENT=("$(readlink -f "$(command -v ip)")" netns exec ns0 timeout 60 ibv_rc_pingpong -d sroce0 -g "$G0"
+	-n "$PP_N" 10.0.0.2)
+traced trace-cmd 'sroce_complete: +dev=sroce0 .*status=SUCCESS ' \
+	sh -c 'trace-cmd record -q -o tc.dat -e sroce:sroce_complete "$@" \
+		>/dev/null && trace-cmd report -i tc.dat' sh "${PP_CLIENT[@]}"
+traced perf 'sroce_complete: +dev=sroce0 .*status=SUCCESS ' \
+	sh -c 'perf record -q -a -o perf.data -e sroce:sroce_complete "$@" \
+		>/dev/null && perf script -i perf.data' sh "${PP_CLIENT[@]}"
+# shellcheck disable=SC2016 # bpftrace's program, not the shell's
+traced bpftrace '@ok: ([0-9]+)' bpftrace -c "${PP_CLIENT[*]}" -e \
+	'tracepoint:sroce:sroce_complete /str(args->dev) == "sroce0" && args->status == 0/ { @ok = count(); }'
 
 check "delete sroce0" run_ns ns0 rdma link delete sroce0
 check "delete sroce1" run_ns ns0 rdma link delete sroce1
