@@ -108,9 +108,43 @@ bench_load() {
 		grep -q '^icrc=' "$BENCH_OUT/meta.txt" 2>/dev/null ||
 			echo "icrc=$(dmesg | sed -n 's/.*sroce: ICRC CRC-32: //p' | tail -n 1)" \
 				>>"$BENCH_OUT/meta.txt"
+		bench_timing
 	else
 		check "load rdma_rxe" modprobe rdma_rxe || bail_out "cannot load rdma_rxe"
 	fi
+}
+
+# bench_timing: once a boot, the per-byte costs sroce timed when it loaded
+# (crc.c's load_timing parameter, MB/s over 4 KiB), as results of
+# topology "cpu" and size 4096: "icrc", the ICRC candidate in use,
+# "kcopy_page" and "kmemcpy", the receive path's copies (mem.c).  The
+# report makes the per-byte bound of a software device out of them.
+# Also notes loopback_icrc, which puts the ICRC back on the loopback.
+bench_timing() {
+	local p=/sys/module/sroce/parameters timing impl run
+
+	grep -q '^loopback_icrc=' "$BENCH_OUT/meta.txt" 2>/dev/null && return 0
+	echo "loopback_icrc=$(cat "$p/loopback_icrc" 2>/dev/null)" >>"$BENCH_OUT/meta.txt"
+	if ! timing=$(cat "$p/load_timing" 2>/dev/null); then
+		diag "no load_timing: the report has no per-byte bound"
+		return 0
+	fi
+	impl=$(cat "$p/icrc_impl")
+	impl=${impl%%:*}
+	run=$(bench_runs | head -n 1)
+	ok "sroce timed at load (MB/s, 4 KiB): ${timing//$'\n'/, }; ICRC: $impl"
+	_bench_timing_record "$run" icrc "$impl" <<<"$timing"
+	_bench_timing_record "$run" kcopy_page copy_page <<<"$timing"
+	_bench_timing_record "$run" kmemcpy memcpy <<<"$timing"
+}
+
+# _bench_timing_record RUN TEST NAME: the MB/s of line NAME of load_timing
+# (on stdin) as result TEST.
+_bench_timing_record() {
+	local value
+
+	value=$(awk -v n="$3" '$1 == n { print $2 }')
+	bench_record cpu "$2" 4096 1 "$1" "${value:-NA}" MB/s
 }
 
 # _bench_in NS CMD...: run CMD in namespace NS, or here if NS is "".

@@ -14,7 +14,10 @@ driver and topology it should run on; the targets do not count.
 Each point is reported as the median of its runs, with the spread as
 [min-max].  The ratio is sroce's median over rdma_rxe's, from the same
 bench run; the limit is sroce's median bandwidth as a share of the median
-memcpy of the same size in sroce's VM.  See Documentation/benchmarks.rst.
+memcpy of the same size in sroce's VM; the bound is the per-byte cost of a
+software device on that VM (one kernel copy, plus the ICRC on both ends
+across a netdev), from what sroce timed when it loaded in the same boots,
+and sroce's share of it.  See Documentation/benchmarks.rst.
 """
 
 import argparse
@@ -36,6 +39,14 @@ TOPOLOGIES = {
 NOT_RUN = {("rxe", "netns"): "n/a: rdma_rxe runs only in the initial namespace"}
 # The copies of memcpy_bw: the limit, and the kernel's way for reference.
 COPIES = {"memcpy": "memcpy()", "rep_movsb": "rep movsb"}
+# What sroce timed at load (crc.c, guest lib.sh's bench_timing): topology
+# "cpu", size 4096, MB/s.
+TIMINGS = {"kcopy_page": "copy_page()", "kmemcpy": "memcpy()",
+           "icrc": "the ICRC"}
+TIMING_SIZE = 4096
+# IPv4 + UDP + BTH + RETH + ICRC: what a RoCE packet needs besides its
+# payload, to find the path MTU from the netdev's.
+ROCE_OVERHEAD = 20 + 8 + 12 + 16 + 4
 UNIT_FMT = {"MB/s": "{:.1f}", "Mpps": "{:.4f}", "usec": "{:.2f}",
             "kCPU-s/GB": "{:.2f}"}
 
@@ -64,6 +75,19 @@ def human_size(n):
 def kernel_label(release):
     m = re.match(r"(\d+\.\d+)", release)
     return m.group(1) if m else release
+
+
+def path_mtu(netdev_mtu):
+    """The RoCE path MTU on a netdev of NETDEV_MTU (a string, "" if not
+    known: the bench's 9000)."""
+    try:
+        room = int(netdev_mtu) - ROCE_OVERHEAD
+    except ValueError:
+        room = 9000
+    for mtu in (4096, 2048, 1024, 512, 256):
+        if mtu <= room:
+            return mtu
+    return 256
 
 
 def read_points(path, which):
@@ -211,6 +235,8 @@ class Report:
         self.sizes = sorted({s for t, s, q in self.points if t.endswith("_bw")})
         self.results = load_results(os.path.join(args.out, "results.csv"))
         self.counters = load_counters(os.path.join(args.out, "counters.csv"))
+        self.releases = {kernel_label(r): r for r in args.releases}
+        self.metas = {}
         self.md = []
         self.summary = []
         self.missing = []
@@ -260,6 +286,9 @@ class Report:
                 for test in COPIES:
                     if self.memcpy(kernel, driver, size, test) is None:
                         self.missing.append("%s %s %s %d" % (kernel, driver, test, size))
+        for test in TIMINGS:
+            if self.memcpy(kernel, "sroce", TIMING_SIZE, test) is None:
+                self.missing.append("%s sroce %s (load_timing)" % (kernel, test))
 
     def topology_table(self, kernel, topo):
         title, drivers = TOPOLOGIES[topo]
@@ -285,10 +314,96 @@ class Report:
                 test, human_size(size), qps, unit, s.cell(unit), rcell,
                 "%.2f×" % ratio if ratio is not None else "–",
                 "%.1f %%" % (100 * limit) if limit is not None else "–"))
+            share = None
+            bound = self.bound(kernel, topo)[0]
+            if unit == "MB/s" and s.median is not None and bound:
+                share = s.median / bound
             self.summary.append(
                 [kernel, topo, test, size, qps, unit] + stat_fields(s) +
-                stat_fields(r) + [fmt_num(ratio), fmt_num(limit)])
+                stat_fields(r) + [fmt_num(ratio), fmt_num(limit),
+                                  fmt_num(share)])
         md.append("")
+
+    def meta(self, release, driver="sroce"):
+        key = (release, driver)
+        if key not in self.metas:
+            self.metas[key] = load_meta(self.args.out, driver, release,
+                                        self.args.repeat)
+        return self.metas[key]
+
+    def copy_test(self, release):
+        """The receive copy of a full packet: copy_page() when the path
+        MTU is a page (mem.c), memcpy() (skb_copy_bits()) otherwise."""
+        if path_mtu(self.meta(release).get("mtu", "")) == TIMING_SIZE:
+            return "kcopy_page"
+        return "kmemcpy"
+
+    def bound(self, kernel, topo):
+        """(MB/s, what it counts): the per-byte bound of a software device
+        on TOPO, from sroce's timings in its VM; (None, why) without them.
+        Times per byte add: one copy, and the ICRC on the way out and on
+        the way in where the packet crosses a netdev (or loopback_icrc
+        puts it back on the loopback)."""
+        release = self.releases[kernel]
+        copy = self.memcpy(kernel, "sroce", TIMING_SIZE, self.copy_test(release))
+        icrc = self.memcpy(kernel, "sroce", TIMING_SIZE, "icrc")
+        if not copy or not icrc:
+            return None, "no timing"
+        crcs = 2
+        if topo == "loop" and self.meta(release).get("loopback_icrc") != "Y":
+            crcs = 0
+        ns = 1e3 / copy + crcs * 1e3 / icrc
+        what = "1 copy" + (" + %d ICRC" % crcs if crcs else "")
+        return 1e3 / ns, what
+
+    def bound_table(self, kernel):
+        """sroce's bandwidth as a share of the per-byte bound, beside the
+        share of glibc's memcpy()."""
+        release = self.releases[kernel]
+        md = self.md
+        md.append("### the per-byte bound of a software device, MB/s\n")
+        copy_test = self.copy_test(release)
+        figs = {t: self.stat(kernel, "sroce", "cpu", t, TIMING_SIZE, 1, "MB/s")
+                for t in TIMINGS}
+        icrc_impl = self.meta(release).get("icrc", "")
+        m = re.search(r"using (\S+)", icrc_impl)
+        md.append("Timed by sroce at load, in its VM, over %s (median of the "
+                  "boots): kernel copy %s %s, %s %s, ICRC (%s) %s.  The "
+                  "bound adds the times per byte: one copy (%s, the receive "
+                  "copy at path MTU %d) on the loopback%s; one copy, the "
+                  "ICRC on send and the ICRC on receive across a netdev.\n" % (
+                      human_size(TIMING_SIZE), TIMINGS["kcopy_page"],
+                      figs["kcopy_page"].cell("MB/s"), TIMINGS["kmemcpy"],
+                      figs["kmemcpy"].cell("MB/s"),
+                      m.group(1) if m else "in use", figs["icrc"].cell("MB/s"),
+                      TIMINGS[copy_test], path_mtu(self.meta(release).get("mtu", "")),
+                      " (and the ICRC twice: loopback_icrc=Y)"
+                      if self.meta(release).get("loopback_icrc") == "Y" else
+                      ", no ICRC (loopback_icrc=N)"))
+        md.append("| topology | test | size | QPs | sroce | bound | counts | "
+                  "sroce / bound | glibc memcpy() | sroce / memcpy |")
+        md.append("|---|---|---|---|---|---|---|---|---|---|")
+        for topo in TOPOLOGIES:
+            bound, what = self.bound(kernel, topo)
+            for test, size, qps, unit in self.rows():
+                if unit != "MB/s" or size < TIMING_SIZE:
+                    continue
+                s = self.stat(kernel, "sroce", topo, test, size, qps, unit)
+                lim = self.memcpy(kernel, "sroce", size)
+                share = s.median / bound if s.median and bound else None
+                limit = s.median / lim if s.median and lim else None
+                md.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s |" % (
+                    topo, test, human_size(size), qps, s.cell(unit),
+                    "%.1f" % bound if bound else "–", what,
+                    "%.1f %%" % (100 * share) if share is not None else "–",
+                    "%.1f" % lim if lim else "–",
+                    "%.1f %%" % (100 * limit) if limit is not None else "–"))
+        md.append("")
+        for test in TIMINGS:
+            st = figs[test]
+            self.summary.append(
+                [kernel, "cpu", test, TIMING_SIZE, 1, "MB/s"] +
+                stat_fields(st) + stat_fields(Stat()) + ["", "", ""])
 
     def memcpy_table(self, kernel):
         md = self.md
@@ -307,7 +422,7 @@ class Report:
                     r.cell("MB/s"), "%.2f×" % ratio if ratio else "–"))
                 self.summary.append(
                     [kernel, "cpu", test, size, 1, "MB/s"] +
-                    stat_fields(s) + stat_fields(r) + [fmt_num(ratio), ""])
+                    stat_fields(s) + stat_fields(r) + [fmt_num(ratio), "", ""])
         md.append("")
 
     def qp_table(self, kernel):
@@ -421,7 +536,10 @@ class Report:
                   "bandwidth run moved); "
                   "sroce / memcpy is sroce's bandwidth as a share of one "
                   "memcpy() of the same size in sroce's VM, the limit of a "
-                  "software device.  Message rate (Mpps) is the bandwidth "
+                  "software device; sroce / bound, its share of the per-byte "
+                  "bound of a software device in that VM (a kernel copy per "
+                  "byte, plus the ICRC on both ends across a netdev), the "
+                  "number to push towards 100 %%.  Message rate (Mpps) is the bandwidth "
                   "tests' MsgRate at %s.\n" % human_size(min(self.sizes or [64])))
 
     def build(self):
@@ -433,6 +551,7 @@ class Report:
                 self.topology_table(kernel, topo)
             self.qp_table(kernel)
             self.memcpy_table(kernel)
+            self.bound_table(kernel)
             self.targets_table(kernel)
             self.counters_table(kernel)
             self.check_present(kernel)
@@ -454,7 +573,7 @@ class Report:
             w.writerow(["kernel", "topology", "test", "size", "qps", "unit",
                         "sroce_median", "sroce_min", "sroce_max", "sroce_valid", "sroce_runs",
                         "rxe_median", "rxe_min", "rxe_max", "rxe_valid", "rxe_runs",
-                        "ratio", "share_of_memcpy"])
+                        "ratio", "share_of_memcpy", "share_of_bound"])
             w.writerows(self.summary)
 
 
@@ -512,6 +631,12 @@ def plot(report, kernel):
         if rep:
             ax.plot([s for s, _ in rep], [v for _, v in rep], color="black",
                     linestyle=":", linewidth=1, label="rep movsb (kernel copy)")
+        for topo, color in (("loop", "tab:green"), ("veth", "tab:red")):
+            bound, what = report.bound(kernel, topo)
+            if bound:
+                ax.axhline(bound, color=color, linestyle="--", linewidth=1,
+                           label="bound %s (%s)" % (
+                               "loopback" if topo == "loop" else "netdev", what))
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xticks(report.sizes)
