@@ -16,7 +16,9 @@
 # access or local protection error and the QP works again; advise_mr
 # prefetch (then no data path fault) and its errnos; fork with COW.
 # Then rdma res shows an ODP MR with its faults, and the port counters
-# carry the odp_* names.
+# carry the odp_* names; pyverbs sees the caps and registers an ODP MR;
+# perftest --odp (ib_write_bw, ib_read_bw, ib_send_bw) runs between
+# sroce0 in ns0 and sroce1 in ns1.
 #
 # The binary is built on the host: make -C tools/testing/mr
 
@@ -41,8 +43,37 @@ if poll_until 10 rdma_gid_index sroce0 1 10.0.0.1; then
 		check_output "rdma statistic: port counter $c" "$c [0-9]+" \
 			run_ns ns0 rdma statistic show link sroce0/1
 	done
+	tap_relay pyverbs run_ns ns0 timeout 60 /usr/bin/python3 \
+		"$SROCE_REPO/tools/testing/mr/odp_pyverbs.py" sroce0
 else
 	not_ok "sroce0 has the GID of 10.0.0.1"
+fi
+
+# perftest --odp: server on sroce0 in ns0, client on sroce1 in ns1.
+odp_perf() {
+	local name=$1 prog=$2 port=$3 rc=0
+	shift 3
+	run_ns ns0 timeout 120 "$prog" --odp -d sroce0 -x "$s4" -p "$port" \
+		-F "$@" >"server-$port.log" 2>&1 &
+	server=$!
+	poll_until 20 listening "$port" || true
+	check_output "perftest --odp: $name" \
+		'^[[:space:]]*[0-9]+[[:space:]]+[0-9]+[[:space:]]+([0-9.]+|inf)' \
+		run_ns ns1 timeout 120 "$prog" --odp -d sroce1 -x "$c4" \
+		-p "$port" -F "$@" 10.0.0.1 || rc=1
+	wait "$server" || diag "server of '$name':" "$(tail -n 5 "server-$port.log")"
+	return $rc
+}
+listening() { ip netns exec ns0 ss -ltn | grep -q ":$1 "; }
+run_ns ns1 rdma link add sroce1 type sroce netdev veth1
+if poll_until 10 rdma_gid_index sroce1 1 10.0.0.2; then
+	s4=$(rdma_gid_index sroce0 1 10.0.0.1) c4=$(rdma_gid_index sroce1 1 10.0.0.2)
+	odp_perf "ib_write_bw RC 64 KiB" ib_write_bw 19101 -s 65536 -n 200
+	odp_perf "ib_read_bw RC 64 KiB" ib_read_bw 19102 -s 65536 -n 200
+	odp_perf "ib_send_bw RC 64 KiB" ib_send_bw 19103 -s 65536 -n 200
+	run_ns ns1 rdma link delete sroce1
+else
+	not_ok "sroce1 has the GID of 10.0.0.2"
 fi
 check "rdma link delete sroce0" run_ns ns0 rdma link delete sroce0
 topo_clean
