@@ -17,6 +17,8 @@
 #include "sroce.h"
 #include "odp.h"
 
+#if IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING)
+
 /**
  * struct sroce_odp_fault - a range of an ODP MR to fault in
  * @list: in the device's queue
@@ -561,3 +563,56 @@ int sroce_advise_mr(struct ib_pd *ibpd, enum ib_uverbs_advise_mr_advice advice,
 	}
 	return err;
 }
+
+#else /* !CONFIG_INFINIBAND_ON_DEMAND_PAGING */
+
+/*
+ * A kernel without ib_umem_odp (the debug kernel may be built so): no
+ * ODP caps, so the core refuses ODP registrations before sroce sees
+ * them; the rest is never reached.
+ */
+void sroce_odp_dev_init(struct sroce_dev *sdev)
+{
+}
+
+void sroce_odp_set_caps(struct ib_device_attr *a)
+{
+}
+
+void sroce_odp_dev_destroy(struct sroce_dev *sdev)
+{
+}
+
+struct ib_umem *sroce_odp_get(struct ib_device *ibdev, u64 start, u64 length,
+			      int access)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+void sroce_odp_attach(struct sroce_mr *mr, struct ib_umem *umem)
+{
+}
+
+u32 sroce_odp_mapped_pages(const struct sroce_mr *mr)
+{
+	return 0;
+}
+
+int sroce_odp_ready(struct sroce_mr *mr, u64 iova, u64 len, bool write)
+{
+	return -EFAULT;
+}
+
+void *sroce_odp_va(struct sroce_mr *mr, u64 iova, u32 len, u32 *n)
+{
+	return NULL;
+}
+
+int sroce_advise_mr(struct ib_pd *ibpd, enum ib_uverbs_advise_mr_advice advice,
+		    u32 flags, struct ib_sge *sg_list, u32 num_sge,
+		    struct uverbs_attr_bundle *attrs)
+{
+	return -EOPNOTSUPP;
+}
+
+#endif /* CONFIG_INFINIBAND_ON_DEMAND_PAGING */
