@@ -142,6 +142,7 @@ enum sroce_mr_state {
  * @dmabuf_map: its kernel mapping; @pages are the pages behind it
  * @odp_err_va: ODP MR: the user address of the page a fault failed
  *	for, with bit 0 set; 0 if none (odp.h)
+ * @odp_err_when: ODP MR: when, in jiffies
  * @odp_faults: ODP MR: data path faults done for it (rdma res)
  * @pages: user MR: the pinned pages
  * @npages: user MR: entries in @pages
@@ -184,6 +185,7 @@ struct sroce_mr {
 	struct dma_buf *dmabuf;
 	struct iosys_map dmabuf_map;
 	unsigned long odp_err_va;
+	unsigned long odp_err_when;
 	atomic_long_t odp_faults;
 	struct page **pages;
 	unsigned int npages;

@@ -249,6 +249,7 @@ static int sroce_odp_fault_range(struct sroce_mr *mr, u64 va, u64 len,
 		err = sroce_odp_map(odp, va, psize, write, true);
 		if (err) {
 			/* Bit 0 tells an error at address 0 from none. */
+			WRITE_ONCE(mr->odp_err_when, jiffies);
 			WRITE_ONCE(mr->odp_err_va, va | 1);
 			return err;
 		}
@@ -385,7 +386,15 @@ static int sroce_odp_missing(struct sroce_mr *mr, u64 uva, u64 end, bool write)
 {
 	unsigned long err_va = READ_ONCE(mr->odp_err_va);
 
-	if (err_va == (uva | 1) && cmpxchg(&mr->odp_err_va, err_va, 0) == err_va)
+	/*
+	 * Only for a while: the access that asked comes back within its
+	 * wait (an RNR timer is at most 655 ms); after that the memory may
+	 * have been mapped again.
+	 */
+	if (err_va == (uva | 1) &&
+	    cmpxchg(&mr->odp_err_va, err_va, 0) == err_va &&
+	    time_before(jiffies, READ_ONCE(mr->odp_err_when) +
+				 SROCE_ODP_ERR_KEEP))
 		return -EFAULT;
 	sroce_count(mr->sdev, SROCE_CNT_ODP_MISSES);
 	sroce_odp_ask(mr, uva, end, write);

@@ -38,9 +38,9 @@
  * (a local SGE; a READ response or atomic ACK to place is dropped and
  * asked for again), UC and UD drop the message.  A fault that fails
  * (nothing mapped there, or no write permission) is remembered in the MR
- * for its page (@odp_err_va) until an access to that page takes it: that
- * access fails with -EFAULT, a protection or remote access error, rather
- * than ask again forever.
+ * for its page (@odp_err_va) until an access to that page takes it, for
+ * SROCE_ODP_ERR_KEEP at most: that access fails with -EFAULT, a
+ * protection or remote access error, rather than ask again forever.
  *
  * The fault queue.  One per device, at most SROCE_ODP_FAULT_MAX entries
  * (a peer can make faults happen); a fault that does not fit, or finds
@@ -54,6 +54,7 @@
 #ifndef SROCE_ODP_H
 #define SROCE_ODP_H
 
+#include <linux/jiffies.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -71,6 +72,8 @@ struct sroce_mr;
  * try again: the RNR timer code of 0.01 ms, the next tick (timers.h).
  */
 #define SROCE_ODP_WAIT_CODE	1
+/* How long a failed fault is kept for the access that asked for it. */
+#define SROCE_ODP_ERR_KEEP	(2 * HZ)
 
 /**
  * struct sroce_odp_queue - a device's faults waiting for process context
