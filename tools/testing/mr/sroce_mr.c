@@ -1339,13 +1339,14 @@ static void case_odp_errors(void)
 		ibv_dereg_mr(mr);
 }
 
-/* rdma res shows the ODP MR with @rkey, and the faults the data path made. */
+/* rdma res shows the ODP MR, and the faults the data path made for it. */
 static void case_odp_restrack(void)
 {
-	char line[4096], key[32];
-	bool found = false;
-	struct ibv_mr *t;
+	char out[65536], key[32], *rec, *next, *p;
 	unsigned long n = 0;
+	struct ibv_mr *t;
+	size_t len = 0;
+	bool found;
 	FILE *f;
 	char *tb;
 
@@ -1354,20 +1355,24 @@ static void case_odp_restrack(void)
 	check(wr1(&pa, IBV_WR_RDMA_WRITE, (uintptr_t)pa.lbuf, BIG,
 		  pa.lmr->lkey, (uintptr_t)tb, t->rkey, 0, 0) == 0 &&
 	      same(tb, 71, BIG), "WRITE into a fresh ODP MR");
-	snprintf(key, sizeof(key), "rkey 0x%x ", t->rkey);
 	f = popen("rdma -dd res show mr 2>&1", "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		const char *p = strstr(line, "drv_odp_faults ");
-
-		if (!strstr(line, key))
-			continue;
-		found = strstr(line, "drv_type odp") && p &&
-			sscanf(p, "drv_odp_faults %lu", &n) == 1 && n > 0;
-		if (!found)
-			diag("%s", line);
-	}
+	while (f && len < sizeof(out) - 1 &&
+	       fgets(out + len, sizeof(out) - len, f))
+		len += strlen(out + len);
+	out[len] = 0;
 	if (f)
 		pclose(f);
+	/* Its record: from its rkey to the next MR's "dev ", on any line. */
+	snprintf(key, sizeof(key), "rkey 0x%x ", t->rkey);
+	rec = strstr(out, key);
+	next = rec ? strstr(rec, "dev ") : NULL;
+	if (next)
+		*next = 0;
+	p = rec ? strstr(rec, "drv_odp_faults ") : NULL;
+	found = rec && strstr(rec, "drv_type odp") && p &&
+		sscanf(p, "drv_odp_faults %lu", &n) == 1 && n > 0;
+	if (!found)
+		diag("rdma -dd res show mr:\n%s", rec ? rec : out);
 	check(found, "rdma -dd res show mr: type odp, odp_faults %lu", n);
 	ibv_dereg_mr(t);
 	munmap(tb, ODP_LEN);
