@@ -30,9 +30,9 @@ def ok(cond, what):
 def main():
     ctx = d.Context(name=sys.argv[1])
     caps = ctx.query_device_ex().odp_caps
-    rc = caps.per_transport_caps.rc_odp_caps
+    rc = caps.rc_odp_caps
     print('# pyverbs odp_caps: general %#x rc %#x ud %#x' %
-          (caps.general_caps, rc, caps.per_transport_caps.ud_odp_caps))
+          (caps.general_caps, rc, caps.ud_odp_caps))
     ok(caps.general_caps & e.IBV_ODP_SUPPORT,
        'pyverbs: query_device_ex says IBV_ODP_SUPPORT')
     want = (e.IBV_ODP_SUPPORT_SEND | e.IBV_ODP_SUPPORT_RECV |
