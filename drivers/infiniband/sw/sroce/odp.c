@@ -279,12 +279,15 @@ static void sroce_odp_do_fault(struct sroce_dev *sdev,
 		goto out;
 	err = sroce_odp_fault_range(mr, start, end - start, f->want_write,
 				    !f->no_fault);
-	if (err && !f->write && f->want_write) {
-		/* Readable is enough (a read-only mapping of a writable MR). */
-		WRITE_ONCE(mr->odp_err_va, 0);
+	/*
+	 * Readable is enough (a read-only mapping of a writable MR).  An
+	 * error recorded stays until an access takes it: clearing it here
+	 * let faults queued again meanwhile hide it from the access that
+	 * waits for it, for good.
+	 */
+	if (err && !f->write && f->want_write)
 		err = sroce_odp_fault_range(mr, start, end - start, false,
 					    !f->no_fault);
-	}
 	if (err) {
 		sroce_count(sdev, SROCE_CNT_ODP_FAULT_ERRORS);
 	} else if (f->prefetch) {
@@ -513,8 +516,6 @@ static int sroce_advise_sync(struct sroce_mr *mr, const struct ib_sge *sge,
 
 	err = sroce_odp_fault_range(mr, sroce_odp_uva(mr, sge->addr),
 				    sge->length, write, !no_fault);
-	/* The caller hears of a failure; no access should. */
-	WRITE_ONCE(mr->odp_err_va, 0);
 	sroce_count(mr->sdev, err ? SROCE_CNT_ODP_FAULT_ERRORS :
 				    SROCE_CNT_ODP_PREFETCHES);
 	return err ? -EFAULT : 0;
