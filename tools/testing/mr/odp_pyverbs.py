@@ -34,10 +34,10 @@ def main():
     print('# pyverbs odp_caps: general %#x rc %#x ud %#x' %
           (caps.general_caps, rc, caps.ud_odp_caps))
     ok(caps.general_caps & e.IBV_ODP_SUPPORT,
-       'pyverbs: query_device_ex says IBV_ODP_SUPPORT')
+       'query_device_ex says IBV_ODP_SUPPORT')
     want = (e.IBV_ODP_SUPPORT_SEND | e.IBV_ODP_SUPPORT_RECV |
             e.IBV_ODP_SUPPORT_WRITE | e.IBV_ODP_SUPPORT_READ)
-    ok(rc & want == want, 'pyverbs: RC send, recv, write, read')
+    ok(rc & want == want, 'RC send, recv, write, read')
     pd = p.PD(ctx)
     mr = m.MR(pd, 1 << 20, e.IBV_ACCESS_ON_DEMAND |
               e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
@@ -45,7 +45,7 @@ def main():
     data = bytes(range(256)) * 16
     mr.write(data, len(data), 8192)
     ok(mr.read(len(data), 8192) == data and mr.lkey == mr.rkey,
-       'pyverbs: an ODP MR of 1 MiB registered, its memory usable')
+       'an ODP MR of 1 MiB registered, its memory usable')
     try:
         pd.advise_mr(e._IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
                      e._IBV_ADVISE_MR_FLAG_FLUSH,
