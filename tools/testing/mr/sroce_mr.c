@@ -5,6 +5,7 @@
  *
  *   sroce_mr rereg  -d DEV -g GIDX [-n CYCLES]
  *   sroce_mr dmabuf -d DEV -g GIDX [-U]
+ *   sroce_mr odp    -d DEV -g GIDX
  *
  * Two loopback RC pairs on DEV (GID index GIDX): pair A on PD A, pair B
  * on PD B.
@@ -32,6 +33,20 @@
  *   errors   a bad fd, an fd that is not a dma-buf, a range past the
  *            buffer, length 0; rereg of a dma-buf MR (EOPNOTSUPP)
  *
+ * odp: MRs with IBV_ACCESS_ON_DEMAND over fresh mappings, so that every
+ * access faults on sroce's data path (checked through its counters).
+ *   caps     ibv_query_device_ex's odp_caps; implicit ODP: EOPNOTSUPP
+ *   data     WRITE, READ, SEND and both atomics into and out of ODP
+ *            memory, as target and as local SGE: every byte checked
+ *   inval    madvise(MADV_DONTNEED), munmap+mmap at the same address:
+ *            the new pages are seen; after munmap a remote access error
+ *            (target) or a local protection error (local SGE), and the
+ *            QP, connected again, works
+ *   advise   advise_mr (sent by hand: librxe 44 has none) prefetches:
+ *            no data path fault after it; its errnos
+ *   fork     COW: a WRITE after fork lands in the parent's pages, the
+ *            child keeps the old data
+ *
  * Prints TAP; exits 0 only if every assertion passed.
  */
 #define _GNU_SOURCE
@@ -48,6 +63,7 @@
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
@@ -104,7 +120,7 @@ static int qp_connect(struct ibv_qp *qp, uint32_t dqpn)
 		return -1;
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
-	a.qp_access_flags = ACC_RW;
+	a.qp_access_flags = ACC_RW | IBV_ACCESS_REMOTE_ATOMIC;
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
 		return -1;
@@ -657,6 +673,18 @@ static void put_attr(struct ib_uverbs_attr *a, uint16_t id, uint16_t len,
 	a->data = data;
 }
 
+/* Zero a uverbs ioctl of @len bytes on an MR @method; fill its header. */
+static void mr_ioctl_hdr(struct ib_uverbs_ioctl_hdr *hdr, size_t len,
+			 uint16_t method, uint16_t num_attrs)
+{
+	memset(hdr, 0, len);
+	hdr->length = len;
+	hdr->object_id = UVERBS_OBJECT_MR;
+	hdr->method_id = method;
+	hdr->num_attrs = num_attrs;
+	hdr->driver_id = RDMA_DRIVER_RXE;	/* the uapi's: sroce's is rxe's */
+}
+
 /* UVERBS_METHOD_REG_DMABUF_MR through the ioctl; the errno, 0 if done. */
 static int reg_dmabuf(struct ibv_pd *pd, int fd, uint64_t offset,
 		      uint64_t len, uint64_t iova, int access, struct dmr *m)
@@ -667,12 +695,7 @@ static int reg_dmabuf(struct ibv_pd *pd, int fd, uint64_t offset,
 	} req;
 	struct ib_uverbs_attr *a = req.attr;
 
-	memset(&req, 0, sizeof(req));
-	req.hdr.length = sizeof(req);
-	req.hdr.object_id = UVERBS_OBJECT_MR;
-	req.hdr.method_id = UVERBS_METHOD_REG_DMABUF_MR;
-	req.hdr.num_attrs = 9;
-	req.hdr.driver_id = RDMA_DRIVER_RXE;	/* the uapi's: sroce's is rxe's */
+	mr_ioctl_hdr(&req.hdr, sizeof(req), UVERBS_METHOD_REG_DMABUF_MR, 9);
 	put_attr(a++, UVERBS_ATTR_REG_DMABUF_MR_HANDLE, 0, 0);
 	put_attr(a++, UVERBS_ATTR_REG_DMABUF_MR_PD_HANDLE, 0, pd->handle);
 	put_attr(a++, UVERBS_ATTR_REG_DMABUF_MR_OFFSET, 8, offset);
@@ -874,13 +897,512 @@ static void mode_dmabuf(void)
 	case_dmabuf_errors();
 }
 
+/* ------------------------------------------------------------------ ODP */
+
+/*
+ * ODP: MRs registered with IBV_ACCESS_ON_DEMAND (librxe 44 passes the
+ * flag through ibv_reg_mr; it has no advise_mr, so that is sent by hand).
+ * Every ODP buffer is a fresh anonymous mapping the MR has never mapped:
+ * each access below faults on sroce's data path.
+ */
+#define ODP_LEN		(1 << 20)
+#define BIG		(64 * 1024)	/* 64 packets of 1024, 16 pages */
+#define ACC_ODP		(ACC_RW | IBV_ACCESS_REMOTE_ATOMIC | \
+			 IBV_ACCESS_ON_DEMAND)
+
+static const char *const odp_counter_names[] = {
+	"odp_misses", "odp_faults", "odp_prefetches", "odp_fault_errors",
+	"odp_invalidations", "rnr_nak_sent",
+};
+
+enum { C_MISS, C_FAULT, C_PREFETCH, C_ERR, C_INVAL, C_RNR, C_N };
+
+/*
+ * The port counters of odp_counter_names[], from "rdma statistic" (the
+ * device's sysfs is not in a network namespace's /sys).
+ */
+static void counters(uint64_t *v)
+{
+	char cmd[128], out[8192], want[64], *p;
+	size_t len;
+	FILE *f;
+	int i;
+
+	snprintf(cmd, sizeof(cmd), "rdma statistic show link %s/1", dev_name);
+	f = popen(cmd, "r");
+	len = f ? fread(out, 1, sizeof(out) - 1, f) : 0;
+	out[len] = 0;
+	if (!f || pclose(f))
+		bail("%s", cmd);
+	for (i = 0; i < C_N; i++) {
+		snprintf(want, sizeof(want), " %s ", odp_counter_names[i]);
+		p = strstr(out, want);
+		if (!p || sscanf(p + strlen(want), "%" SCNu64, &v[i]) != 1)
+			bail("%s: no %s", cmd, odp_counter_names[i]);
+	}
+}
+
+/* A fresh ODP MR of ODP_LEN bytes on @p's PD; its memory at *@buf. */
+static struct ibv_mr *odp_mr(struct pair *p, char **buf)
+{
+	struct ibv_mr *mr;
+
+	*buf = mmap(NULL, ODP_LEN, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (*buf == MAP_FAILED)
+		bail("mmap");
+	mr = ibv_reg_mr(p->pd, *buf, ODP_LEN, ACC_ODP);
+	if (!mr)
+		bail("ibv_reg_mr(IBV_ACCESS_ON_DEMAND)");
+	return mr;
+}
+
+/*
+ * One work request of @op with one SGE (@laddr, @len, @lkey) and its
+ * completion's status (-1: none); a failed one reconnects the pair.
+ */
+static int wr1(struct pair *p, enum ibv_wr_opcode op, uint64_t laddr,
+	       uint32_t len, uint32_t lkey, uint64_t raddr, uint32_t rkey,
+	       uint64_t compare_add, uint64_t swap)
+{
+	struct ibv_sge sge = { .addr = laddr, .length = len, .lkey = lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 11, .sg_list = &sge, .num_sge = 1, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_send_wr *bad;
+	struct ibv_wc wc;
+	int st;
+
+	if (op == IBV_WR_ATOMIC_FETCH_AND_ADD ||
+	    op == IBV_WR_ATOMIC_CMP_AND_SWP) {
+		wr.wr.atomic.remote_addr = raddr;
+		wr.wr.atomic.rkey = rkey;
+		wr.wr.atomic.compare_add = compare_add;
+		wr.wr.atomic.swap = swap;
+	} else {
+		wr.wr.rdma.remote_addr = raddr;
+		wr.wr.rdma.rkey = rkey;
+	}
+	if (ibv_post_send(p->req, &wr, &bad))
+		return -1;
+	st = wait_wc(p, &wc);
+	if (st) {
+		diag("opcode %d at %#" PRIx64 ": status %d (%s)", op, raddr, st,
+		     st > 0 ? ibv_wc_status_str(st) : "no completion");
+		pair_connect(p);
+	}
+	return st;
+}
+
+/*
+ * A SEND from (@saddr, @skey) into a receive of (@raddr, @rkey): the
+ * status of the receive's completion, or of the send's if that failed.
+ */
+static int send1(struct pair *p, uint64_t saddr, uint32_t skey,
+		 uint64_t raddr, uint32_t rkey, uint32_t len)
+{
+	struct ibv_sge sge = { .addr = saddr, .length = len, .lkey = skey };
+	struct ibv_send_wr wr = {
+		.wr_id = 12, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_send_wr *bad;
+	struct ibv_wc wc[2];
+	int i, st = 0;
+
+	post_recv_rsp(p, raddr, len, rkey);
+	if (ibv_post_send(p->req, &wr, &bad))
+		return -1;
+	for (i = 0; i < 2; i++) {
+		int s = wait_wc(p, &wc[i]);
+
+		if (s) {
+			st = s;
+			break;
+		}
+	}
+	if (st) {
+		diag("SEND: status %d (%s)", st,
+		     st > 0 ? ibv_wc_status_str(st) : "no completion");
+		pair_connect(p);
+	}
+	return st;
+}
+
+static void case_odp_caps(void)
+{
+	struct ibv_device_attr_ex a;
+	uint32_t rc = IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV |
+		      IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ |
+		      IBV_ODP_SUPPORT_ATOMIC | IBV_ODP_SUPPORT_SRQ_RECV;
+	uint32_t ud = IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV;
+
+	if (!check(!ibv_query_device_ex(ctx, NULL, &a),
+		   "ibv_query_device_ex"))
+		return;
+	diag("odp_caps: general %#" PRIx64 " rc %#x uc %#x ud %#x",
+	     a.odp_caps.general_caps, a.odp_caps.per_transport_caps.rc_odp_caps,
+	     a.odp_caps.per_transport_caps.uc_odp_caps,
+	     a.odp_caps.per_transport_caps.ud_odp_caps);
+	check(a.odp_caps.general_caps == IBV_ODP_SUPPORT,
+	      "caps: ODP supported, not implicit ODP");
+	check((a.odp_caps.per_transport_caps.rc_odp_caps & rc) == rc,
+	      "caps: RC send, recv, write, read, atomic, srq_recv");
+	check((a.odp_caps.per_transport_caps.ud_odp_caps & ud) == ud,
+	      "caps: UD send, recv");
+}
+
+/* Faults on the data path: the responder's, the requester's, the completer's. */
+static void case_odp_data(void)
+{
+	uint64_t c0[C_N], c1[C_N];
+	struct ibv_mr *t, *l;
+	char *tb, *lb;
+	uint64_t *cell;
+
+	counters(c0);
+	t = odp_mr(&pa, &tb);	/* a target */
+	l = odp_mr(&pa, &lb);	/* a local buffer */
+	check(t->lkey == t->rkey, "ODP MR registered on a fresh mmap");
+
+	fill(pa.lbuf, BIG, 31);
+	check(wr1(&pa, IBV_WR_RDMA_WRITE, (uintptr_t)pa.lbuf, BIG,
+		  pa.lmr->lkey, (uintptr_t)tb + 4096, t->rkey, 0, 0) == 0 &&
+	      same(tb + 4096, 31, BIG),
+	      "WRITE 64 KiB into a fresh ODP target: every byte there");
+	fill(tb + 256 * 1024, BIG, 32);	/* the CPU's pages, not the MR's */
+	memset(pa.lbuf, 0, BIG);
+	check(wr1(&pa, IBV_WR_RDMA_READ, (uintptr_t)pa.lbuf, BIG, pa.lmr->lkey,
+		  (uintptr_t)tb + 256 * 1024, t->rkey, 0, 0) == 0 &&
+	      same(pa.lbuf, 32, BIG),
+	      "READ 64 KiB out of an ODP target the MR never mapped");
+	memset(pa.lbuf, 0x77, BIG);
+	check(wr1(&pa, IBV_WR_RDMA_READ, (uintptr_t)pa.lbuf, BIG, pa.lmr->lkey,
+		  (uintptr_t)tb + 512 * 1024, t->rkey, 0, 0) == 0 &&
+	      all_bytes(pa.lbuf, 0, BIG),
+	      "READ of never touched ODP memory brings zeros");
+
+	fill(lb, BIG, 33);
+	memset(buf1, 0, BIG);
+	check(wr1(&pa, IBV_WR_RDMA_WRITE, (uintptr_t)lb, BIG, l->lkey,
+		  (uintptr_t)buf1, tmr->rkey, 0, 0) == 0 && same(buf1, 33, BIG),
+	      "WRITE 64 KiB out of a local ODP buffer (requester faults)");
+	fill(buf1, BIG, 34);
+	check(wr1(&pa, IBV_WR_RDMA_READ, (uintptr_t)lb + 128 * 1024, BIG,
+		  l->lkey, (uintptr_t)buf1, tmr->rkey, 0, 0) == 0 &&
+	      same(lb + 128 * 1024, 34, BIG),
+	      "READ 64 KiB into a local ODP buffer (completer faults)");
+	fill(lb + 320 * 1024, MSG, 35);
+	check(send1(&pa, (uintptr_t)lb + 320 * 1024, l->lkey,
+		    (uintptr_t)tb + 640 * 1024, t->lkey, MSG) == 0 &&
+	      same(tb + 640 * 1024, 35, MSG),
+	      "SEND from an ODP buffer into an ODP receive buffer");
+
+	cell = (uint64_t *)(tb + 700 * 1024);
+	check(wr1(&pa, IBV_WR_ATOMIC_FETCH_AND_ADD, (uintptr_t)lb + 400 * 1024,
+		  8, l->lkey, (uintptr_t)cell, t->rkey, 5, 0) == 0 &&
+	      *cell == 5 && *(uint64_t *)(lb + 400 * 1024) == 0,
+	      "FETCH_ADD on fresh ODP memory, the old value into ODP memory");
+	check(wr1(&pa, IBV_WR_ATOMIC_CMP_AND_SWP, (uintptr_t)lb + 480 * 1024,
+		  8, l->lkey, (uintptr_t)cell, t->rkey, 5, 0x1234) == 0 &&
+	      *cell == 0x1234 && *(uint64_t *)(lb + 480 * 1024) == 5,
+	      "CMP_SWAP on it (5 -> 0x1234), the old value into fresh ODP memory");
+
+	counters(c1);
+	diag("misses %" PRIu64 " faults %" PRIu64 " rnr_nak_sent %" PRIu64,
+	     c1[C_MISS] - c0[C_MISS], c1[C_FAULT] - c0[C_FAULT],
+	     c1[C_RNR] - c0[C_RNR]);
+	check(c1[C_MISS] > c0[C_MISS] && c1[C_FAULT] > c0[C_FAULT] &&
+	      c1[C_RNR] > c0[C_RNR] && c1[C_ERR] == c0[C_ERR],
+	      "counters: odp_misses, odp_faults, rnr_nak_sent moved; no errors");
+	ibv_dereg_mr(l);
+	munmap(lb, ODP_LEN);
+	ibv_dereg_mr(t);
+	munmap(tb, ODP_LEN);
+}
+
+/* The MM takes the pages away under a registered ODP MR. */
+static void case_odp_invalidate(void)
+{
+	uint64_t c0[C_N], c1[C_N];
+	struct ibv_mr *t;
+	char *tb, *p;
+
+	t = odp_mr(&pa, &tb);
+	fill(pa.lbuf, BIG, 41);
+	check(wr1(&pa, IBV_WR_RDMA_WRITE, (uintptr_t)pa.lbuf, BIG,
+		  pa.lmr->lkey, (uintptr_t)tb, t->rkey, 0, 0) == 0 &&
+	      same(tb, 41, BIG), "WRITE into the ODP MR");
+	counters(c0);
+	check(!madvise(tb, BIG, MADV_DONTNEED), "madvise(MADV_DONTNEED)");
+	counters(c1);
+	check(c1[C_INVAL] > c0[C_INVAL], "odp_invalidations moved (%" PRIu64
+	      ")", c1[C_INVAL] - c0[C_INVAL]);
+	memset(pa.lbuf, 0x77, BIG);
+	check(wr1(&pa, IBV_WR_RDMA_READ, (uintptr_t)pa.lbuf, BIG, pa.lmr->lkey,
+		  (uintptr_t)tb, t->rkey, 0, 0) == 0 &&
+	      all_bytes(pa.lbuf, 0, BIG),
+	      "READ after it: the new (zero) pages, not the old data");
+	fill(pa.lbuf, BIG, 42);
+	check(wr1(&pa, IBV_WR_RDMA_WRITE, (uintptr_t)pa.lbuf, BIG,
+		  pa.lmr->lkey, (uintptr_t)tb, t->rkey, 0, 0) == 0 &&
+	      same(tb, 42, BIG), "WRITE after it lands in the new pages");
+
+	p = mmap(tb + BIG, BIG, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	if (!check(p == tb + BIG, "munmap+mmap at the same address (MAP_FIXED)"))
+		return;
+	fill(p, BIG, 43);
+	memset(pa.lbuf, 0, BIG);
+	check(wr1(&pa, IBV_WR_RDMA_READ, (uintptr_t)pa.lbuf, BIG, pa.lmr->lkey,
+		  (uintptr_t)p, t->rkey, 0, 0) == 0 && same(pa.lbuf, 43, BIG),
+	      "READ there brings the new mapping's data");
+
+	/* The last 64 KiB of the MR go for good. */
+	p = tb + ODP_LEN - BIG;
+	check(wr1(&pa, IBV_WR_RDMA_WRITE, (uintptr_t)pa.lbuf, BIG,
+		  pa.lmr->lkey, (uintptr_t)p, t->rkey, 0, 0) == 0,
+	      "WRITE to the MR's last 64 KiB");
+	counters(c0);
+	check(!munmap(p, BIG), "munmap of the MR's last 64 KiB");
+	check(wr1(&pa, IBV_WR_RDMA_WRITE, (uintptr_t)pa.lbuf, MSG,
+		  pa.lmr->lkey, (uintptr_t)p + 4096, t->rkey, 0, 0) ==
+	      IBV_WC_REM_ACCESS_ERR,
+	      "WRITE to unmapped ODP memory: remote access error");
+	check(wr1(&pa, IBV_WR_RDMA_READ, (uintptr_t)pa.lbuf, MSG, pa.lmr->lkey,
+		  (uintptr_t)p, t->rkey, 0, 0) == IBV_WC_REM_ACCESS_ERR,
+	      "READ of it: remote access error");
+	check(wr1(&pa, IBV_WR_RDMA_WRITE, (uintptr_t)p + 8192, MSG, t->lkey,
+		  (uintptr_t)buf1, tmr->rkey, 0, 0) == IBV_WC_LOC_PROT_ERR,
+	      "WRITE from it (a local SGE): local protection error");
+	check(wr1(&pa, IBV_WR_RDMA_READ, (uintptr_t)p + 12288, MSG, t->lkey,
+		  (uintptr_t)buf1, tmr->rkey, 0, 0) == IBV_WC_LOC_PROT_ERR,
+	      "READ into it (the response's data): local protection error");
+	counters(c1);
+	check(c1[C_ERR] >= c0[C_ERR] + 4, "odp_fault_errors moved (%" PRIu64
+	      ")", c1[C_ERR] - c0[C_ERR]);
+	fill(pa.lbuf, MSG, 44);
+	check(wr1(&pa, IBV_WR_RDMA_WRITE, (uintptr_t)pa.lbuf, MSG,
+		  pa.lmr->lkey, (uintptr_t)tb + 8192, t->rkey, 0, 0) == 0 &&
+	      same(tb + 8192, 44, MSG),
+	      "the QP, connected again, still works with the MR");
+	ibv_dereg_mr(t);
+	munmap(tb, ODP_LEN - BIG);
+}
+
+/* UVERBS_METHOD_ADVISE_MR by hand (librxe 44 has no advise_mr). */
+static int advise(struct ibv_pd *pd, int advice, uint32_t flags,
+		  struct ibv_sge *sge, int n)
+{
+	struct {
+		struct ib_uverbs_ioctl_hdr hdr;
+		struct ib_uverbs_attr attr[4];
+	} req;
+	struct ib_uverbs_attr *a = req.attr;
+
+	mr_ioctl_hdr(&req.hdr, sizeof(req), UVERBS_METHOD_ADVISE_MR, 4);
+	put_attr(a++, UVERBS_ATTR_ADVISE_MR_PD_HANDLE, 0, pd->handle);
+	put_attr(a++, UVERBS_ATTR_ADVISE_MR_ADVICE, 8, advice);
+	put_attr(a++, UVERBS_ATTR_ADVISE_MR_FLAGS, 4, flags);
+	put_attr(a++, UVERBS_ATTR_ADVISE_MR_SGE_LIST, n * sizeof(*sge),
+		 (uintptr_t)sge);
+	if (ioctl(pd->context->cmd_fd, RDMA_VERBS_IOCTL, &req))
+		return errno;
+	return 0;
+}
+
+static void case_odp_advise(void)
+{
+	uint64_t c0[C_N], c1[C_N];
+	struct ibv_sge sge;
+	struct ibv_mr *t;
+	double end;
+	char *tb;
+	int err;
+
+	t = odp_mr(&pa, &tb);
+	errno = 0;
+	sge = (struct ibv_sge){ .addr = (uintptr_t)tb, .length = 256 * 1024,
+				.lkey = t->lkey };
+	err = ibv_advise_mr(pa.pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+			    IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+	diag("ibv_advise_mr() of this libibverbs and provider: %d (%s)", err,
+	     strerror(err));
+	counters(c0);
+	err = advise(pa.pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+		     IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+	check_errno(err, 0, "advise_mr PREFETCH_WRITE, FLUSH, 256 KiB");
+	fill(pa.lbuf, BIG, 51);
+	check(wr1(&pa, IBV_WR_RDMA_WRITE, (uintptr_t)pa.lbuf, BIG,
+		  pa.lmr->lkey, (uintptr_t)tb + 4096, t->rkey, 0, 0) == 0 &&
+	      same(tb + 4096, 51, BIG), "WRITE into the prefetched range");
+	memset(pa.lbuf, 0, BIG);
+	check(wr1(&pa, IBV_WR_RDMA_READ, (uintptr_t)pa.lbuf, BIG, pa.lmr->lkey,
+		  (uintptr_t)tb + 128 * 1024, t->rkey, 0, 0) == 0 &&
+	      all_bytes(pa.lbuf, 0, BIG), "READ out of it");
+	counters(c1);
+	check(c1[C_PREFETCH] == c0[C_PREFETCH] + 1 &&
+	      c1[C_MISS] == c0[C_MISS] && c1[C_FAULT] == c0[C_FAULT],
+	      "counters: one prefetch, no data path miss or fault (%" PRIu64
+	      " %" PRIu64 " %" PRIu64 ")", c1[C_PREFETCH] - c0[C_PREFETCH],
+	      c1[C_MISS] - c0[C_MISS], c1[C_FAULT] - c0[C_FAULT]);
+
+	sge.addr = (uintptr_t)tb + 512 * 1024;
+	check_errno(advise(pa.pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, &sge, 1),
+		    0, "advise_mr PREFETCH, asynchronous");
+	for (end = now() + 5; now() < end; usleep(1000)) {
+		counters(c1);
+		if (c1[C_PREFETCH] == c0[C_PREFETCH] + 2)
+			break;
+	}
+	check(c1[C_PREFETCH] == c0[C_PREFETCH] + 2,
+	      "the asynchronous prefetch is done by the work item");
+	check_errno(advise(pa.pd, IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT,
+			   IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1), 0,
+		    "advise_mr PREFETCH_NO_FAULT");
+	sge.lkey = t->lkey ^ 0x80;
+	check_errno(advise(pa.pd, IBV_ADVISE_MR_ADVICE_PREFETCH,
+			   IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1), ENOENT,
+		    "advise_mr with a bad lkey");
+	sge.lkey = pa.lmr->lkey;
+	sge.addr = (uintptr_t)pa.lbuf;
+	check_errno(advise(pa.pd, IBV_ADVISE_MR_ADVICE_PREFETCH,
+			   IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1), ENOENT,
+		    "advise_mr on an MR that is not ODP");
+	sge = (struct ibv_sge){ .addr = (uintptr_t)tb + ODP_LEN - 4096,
+				.length = 8192, .lkey = t->lkey };
+	check_errno(advise(pa.pd, IBV_ADVISE_MR_ADVICE_PREFETCH,
+			   IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1), EFAULT,
+		    "advise_mr past the MR's end");
+	sge.length = 4096;
+	check_errno(advise(pb.pd, IBV_ADVISE_MR_ADVICE_PREFETCH,
+			   IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1), ENOENT,
+		    "advise_mr on another PD's MR");
+	ibv_dereg_mr(t);
+	munmap(tb, ODP_LEN);
+}
+
+/* fork: the parent's pages are write protected (COW) under the MR. */
+static void case_odp_fork(void)
+{
+	uint64_t c0[C_N], c1[C_N];
+	int pipefd[2], st;
+	struct ibv_mr *t;
+	char *tb, c;
+	pid_t pid;
+
+	t = odp_mr(&pa, &tb);
+	fill(pa.lbuf, BIG, 61);
+	check(wr1(&pa, IBV_WR_RDMA_WRITE, (uintptr_t)pa.lbuf, BIG,
+		  pa.lmr->lkey, (uintptr_t)tb, t->rkey, 0, 0) == 0 &&
+	      same(tb, 61, BIG), "WRITE into the ODP MR before fork");
+	if (pipe(pipefd))
+		bail("pipe");
+	counters(c0);
+	pid = fork();
+	if (pid < 0)
+		bail("fork");
+	if (!pid) {
+		/* The child: its copy must keep the old data. */
+		close(pipefd[1]);
+		if (read(pipefd[0], &c, 1) != 1)
+			_exit(3);
+		_exit(same(tb, 61, BIG) ? 0 : 1);
+	}
+	close(pipefd[0]);
+	fill(pa.lbuf, BIG, 62);
+	check(wr1(&pa, IBV_WR_RDMA_WRITE, (uintptr_t)pa.lbuf, BIG,
+		  pa.lmr->lkey, (uintptr_t)tb, t->rkey, 0, 0) == 0 &&
+	      same(tb, 62, BIG),
+	      "WRITE after fork lands in the parent's (copied) pages");
+	counters(c1);
+	check(c1[C_INVAL] > c0[C_INVAL] && c1[C_FAULT] > c0[C_FAULT],
+	      "fork invalidated the MR's pages and the WRITE faulted them again");
+	if (write(pipefd[1], "x", 1) != 1)
+		bail("pipe write");
+	close(pipefd[1]);
+	check(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	      WEXITSTATUS(st) == 0, "the child still sees the data before fork");
+	memset(pa.lbuf, 0, BIG);
+	check(wr1(&pa, IBV_WR_RDMA_READ, (uintptr_t)pa.lbuf, BIG, pa.lmr->lkey,
+		  (uintptr_t)tb, t->rkey, 0, 0) == 0 && same(pa.lbuf, 62, BIG),
+	      "READ after the child is gone brings the parent's data");
+	ibv_dereg_mr(t);
+	munmap(tb, ODP_LEN);
+}
+
+static void case_odp_errors(void)
+{
+	struct ibv_mr *mr;
+
+	errno = 0;
+	mr = ibv_reg_mr(pa.pd, NULL, SIZE_MAX, ACC_ODP);
+	check(!mr && errno == EOPNOTSUPP,
+	      "implicit ODP (address 0, length SIZE_MAX): EOPNOTSUPP (got %s)",
+	      mr ? "an MR" : strerror(errno));
+	if (mr)
+		ibv_dereg_mr(mr);
+}
+
+/* rdma res shows the ODP MR, and the faults the data path made for it. */
+static void case_odp_restrack(void)
+{
+	char out[65536], key[32], *rec, *next, *p;
+	unsigned long n = 0;
+	struct ibv_mr *t;
+	size_t len = 0;
+	bool found;
+	FILE *f;
+	char *tb;
+
+	t = odp_mr(&pa, &tb);
+	fill(pa.lbuf, BIG, 71);
+	check(wr1(&pa, IBV_WR_RDMA_WRITE, (uintptr_t)pa.lbuf, BIG,
+		  pa.lmr->lkey, (uintptr_t)tb, t->rkey, 0, 0) == 0 &&
+	      same(tb, 71, BIG), "WRITE into a fresh ODP MR");
+	f = popen("rdma -dd res show mr 2>&1", "r");
+	while (f && len < sizeof(out) - 1 &&
+	       fgets(out + len, sizeof(out) - len, f))
+		len += strlen(out + len);
+	out[len] = 0;
+	if (f)
+		pclose(f);
+	/* Its record: from its rkey to the next MR's "dev ", on any line. */
+	snprintf(key, sizeof(key), "rkey 0x%x ", t->rkey);
+	rec = strstr(out, key);
+	next = rec ? strstr(rec, "dev ") : NULL;
+	if (next)
+		*next = 0;
+	p = rec ? strstr(rec, "drv_odp_faults ") : NULL;
+	found = rec && strstr(rec, "drv_type odp") && p &&
+		sscanf(p, "drv_odp_faults %lu", &n) == 1 && n > 0;
+	if (!found)
+		diag("rdma -dd res show mr:\n%s", rec ? rec : out);
+	check(found, "rdma -dd res show mr: type odp, odp_faults %lu", n);
+	ibv_dereg_mr(t);
+	munmap(tb, ODP_LEN);
+}
+
+static void mode_odp(void)
+{
+	case_odp_caps();
+	case_odp_errors();
+	case_odp_data();
+	case_odp_invalidate();
+	case_odp_advise();
+	case_odp_fork();
+	case_odp_restrack();
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
 	int c;
 
-	if (strcmp(mode, "rereg") && strcmp(mode, "dmabuf"))
-		bail("usage: %s rereg|dmabuf -d DEV -g GIDX [-n CYCLES] [-U]",
+	if (strcmp(mode, "rereg") && strcmp(mode, "dmabuf") &&
+	    strcmp(mode, "odp"))
+		bail("usage: %s rereg|dmabuf|odp -d DEV -g GIDX [-n CYCLES] [-U]",
 		     argv[0]);
 	optind = 2;
 	while ((c = getopt(argc, argv, "d:g:n:U")) != -1) {
@@ -915,6 +1437,10 @@ int main(int argc, char **argv)
 		bail("reg_mr");
 	if (!strcmp(mode, "dmabuf")) {
 		mode_dmabuf();
+		return tap_done();
+	}
+	if (!strcmp(mode, "odp")) {
+		mode_odp();
 		return tap_done();
 	}
 

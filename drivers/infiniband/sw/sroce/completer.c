@@ -15,6 +15,7 @@
 #include "completer.h"
 #include "cq.h"
 #include "mem.h"
+#include "odp.h"
 #include "qp.h"
 #include "reorder.h"
 #include "requester.h"
@@ -233,12 +234,30 @@ static void sroce_comp_pmem_resp(struct sroce_qp *qp,
 	sroce_comp_progress(qp, sroce_psn_add(pkt->psn, 1));
 }
 
+/*
+ * A READ response or atomic ACK at @psn has nowhere to go yet: a page of
+ * an ODP MR of the WQE's SGEs is being faulted in (odp.h).  Drop it and
+ * ask again from @psn once the fault has had a tick (the responder
+ * answers a READ asked again afresh, an atomic from what it kept), as
+ * after an RNR NAK but without counting against rnr_retry.  The
+ * responses behind it still in flight are past req.psn now: dropped as
+ * stale.
+ */
+static void sroce_comp_odp_wait(struct sroce_qp *qp, u32 psn)
+{
+	sroce_reorder_drop(qp, &qp->comp.held);
+	sroce_req_rewind(qp, psn, SROCE_REWIND_RNR);
+	qp->comp.rnr_wait = true;
+	sroce_timers_rnr(qp, SROCE_ODP_WAIT_CODE);
+}
+
 static void sroce_comp_read_resp(struct sroce_qp *qp,
 				 const struct sroce_pkt *pkt,
 				 struct sk_buff *skb)
 {
 	struct sroce_send_wqe *wqe = sroce_comp_rd_wqe(qp, pkt->psn);
 	bool last = wqe && pkt->psn == wqe->last_psn;
+	struct sroce_sgl_cursor cur;
 	u32 want;
 	int err;
 
@@ -255,9 +274,15 @@ static void sroce_comp_read_resp(struct sroce_qp *qp,
 		sroce_wqe_done(qp, wqe, IB_WC_BAD_RESP_ERR);
 		return;
 	}
+	cur = qp->comp.cur;
 	err = sroce_sgl_copy_skb(sroce_qp_dev(qp), qp->pd, wqe->sge,
 				 wqe->num_sge, &qp->comp.cur, skb,
 				 pkt->hdr_len, want, SROCE_TO_MR);
+	if (err == -EAGAIN) {
+		qp->comp.cur = cur;
+		sroce_comp_odp_wait(qp, pkt->psn);
+		return;
+	}
 	if (err) {
 		sroce_wqe_done(qp, wqe, sroce_mr_wc_status(err, false));
 		return;
@@ -284,6 +309,10 @@ static void sroce_comp_atomic_ack(struct sroce_qp *qp,
 		return;
 	err = sroce_sgl_copy(sroce_qp_dev(qp), qp->pd, wqe->sge, wqe->num_sge,
 			     &cur, &orig, sizeof(orig), SROCE_TO_MR);
+	if (err == -EAGAIN) {
+		sroce_comp_odp_wait(qp, pkt->psn);
+		return;
+	}
 	sroce_wqe_done(qp, wqe, err ? sroce_mr_wc_status(err, false) :
 				      IB_WC_SUCCESS);
 	sroce_comp_progress(qp, sroce_psn_add(pkt->psn, 1));

@@ -78,6 +78,12 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RX_DROP_MCAST].name = "rx_drop_mcast",
 	[SROCE_CNT_RX_RXE_FLUSH_ICRC].name = "rx_rxe_flush_icrc",
 	[SROCE_CNT_RX_DROP_STALE].name = "rx_drop_stale",
+	[SROCE_CNT_ODP_MISSES].name = "odp_misses",
+	[SROCE_CNT_ODP_FAULTS].name = "odp_faults",
+	[SROCE_CNT_ODP_PREFETCHES].name = "odp_prefetches",
+	[SROCE_CNT_ODP_FAULT_ERRORS].name = "odp_fault_errors",
+	[SROCE_CNT_ODP_FAULT_DROPS].name = "odp_fault_drops",
+	[SROCE_CNT_ODP_INVALIDATIONS].name = "odp_invalidations",
 	/* the sums: rdma_rxe's names, and one of sroce's */
 	[SROCE_STAT_RETRY_EXCEEDED].name = "retry_exceeded",
 	[SROCE_STAT_SENT_PKTS].name = "sent_pkts",

@@ -45,6 +45,12 @@ enum sroce_counter {
 	SROCE_CNT_RX_DROP_MCAST,	/* multicast QPN: no QP of ours in the group */
 	SROCE_CNT_RX_RXE_FLUSH_ICRC,	/* a FLUSH with rdma_rxe's ICRC, taken */
 	SROCE_CNT_RX_DROP_STALE,	/* RC: would change nothing, not checked */
+	SROCE_CNT_ODP_MISSES,		/* the data path found an ODP page absent */
+	SROCE_CNT_ODP_FAULTS,		/* ODP faults for the data path, done */
+	SROCE_CNT_ODP_PREFETCHES,	/* ODP ranges advise_mr mapped */
+	SROCE_CNT_ODP_FAULT_ERRORS,	/* ODP faults that failed (no memory there) */
+	SROCE_CNT_ODP_FAULT_DROPS,	/* ODP faults the queue had no room for */
+	SROCE_CNT_ODP_INVALIDATIONS,	/* MM invalidations of ODP pages */
 	SROCE_NUM_COUNTERS
 };
 

@@ -68,6 +68,7 @@ static void sroce_init_attr(struct sroce_dev *sdev)
 	a->max_fast_reg_page_list_len = SROCE_MAX_FAST_REG_PAGES;
 	a->max_pkeys = SROCE_PKEY_TABLE_LEN;
 	a->local_ca_ack_delay = SROCE_LOCAL_CA_ACK_DELAY;
+	sroce_odp_set_caps(a);
 }
 
 static int sroce_query_device(struct ib_device *ibdev,
@@ -225,6 +226,7 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 
 	if (sdev->list.next)
 		sroce_dev_unlink(sdev);
+	sroce_odp_dev_destroy(sdev);
 	free_percpu(sdev->stats);
 	sroce_mcast_destroy(sdev);
 	sroce_mr_table_destroy(&sdev->mr_table);
@@ -298,6 +300,7 @@ static int sroce_dev_setup(struct sroce_dev *sdev, struct net_device *ndev)
 	sroce_mr_table_init(&sdev->mr_table);
 	sroce_mw_table_init(&sdev->mw_table);
 	sroce_mcast_init(sdev);
+	sroce_odp_dev_init(sdev);
 	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 

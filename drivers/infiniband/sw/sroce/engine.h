@@ -39,7 +39,11 @@
  *    packets held past a gap (SROCE_REORDER_HOLD in reorder.c; past it
  *    the gap is a loss: out_of_sequence, and what was held is counted
  *    in rx_reorder_dropped), the responder resources
- *    (max_dest_rd_atomic; rd_atomic_exceeded and a NAK).
+ *    (max_dest_rd_atomic; rd_atomic_exceeded and a NAK), the device's
+ *    ODP fault queue (SROCE_ODP_FAULT_MAX, odp.h; odp_fault_drops).
+ *
+ *    Nothing here faults a page in: an ODP MR's missing page makes the
+ *    access back off (odp.h) while a work item faults it.
  *
  * 3. Every loop that runs in softirq or under the engine lock has a
  *    budget: a pass receives SROCE_BUDGET packets and sends SROCE_BUDGET

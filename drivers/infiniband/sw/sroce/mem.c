@@ -16,6 +16,7 @@
 
 #include "mem.h"
 #include "mr.h"
+#include "odp.h"
 #include "tx.h"
 
 /*
@@ -35,6 +36,8 @@ static void *sroce_mr_map(struct sroce_mr *mr, u64 iova, u32 len, u32 *n)
 		*n = len;
 		return ib_virt_dma_to_ptr(iova);
 	case IB_MR_TYPE_USER:
+		if (sroce_mr_is_odp(mr))
+			return sroce_odp_va(mr, iova, len, n);
 		off = iova - mr->iova + mr->page_off;
 		if (off >> PAGE_SHIFT >= mr->npages)
 			return NULL;
@@ -57,7 +60,7 @@ static void *sroce_mr_map(struct sroce_mr *mr, u64 iova, u32 len, u32 *n)
 
 static void sroce_mr_unmap(struct sroce_mr *mr, void *va)
 {
-	if (mr->type == IB_MR_TYPE_USER)
+	if (mr->type == IB_MR_TYPE_USER && !sroce_mr_is_odp(mr))
 		kunmap_local(va);
 }
 
@@ -73,7 +76,7 @@ static struct page *sroce_mr_page(struct sroce_mr *mr, u64 iova, u32 len,
 	void *va;
 	u64 o;
 
-	if (mr->type == IB_MR_TYPE_USER) {
+	if (mr->type == IB_MR_TYPE_USER && !sroce_mr_is_odp(mr)) {
 		o = iova - mr->iova + mr->page_off;
 		if (o >> PAGE_SHIFT >= mr->npages)
 			return NULL;
@@ -81,7 +84,7 @@ static struct page *sroce_mr_page(struct sroce_mr *mr, u64 iova, u32 len,
 		*n = min_t(u32, len, PAGE_SIZE - *off);
 		return mr->pages[o >> PAGE_SHIFT];
 	}
-	/* DMA and fast-reg MRs: kernel addresses, nothing to unmap. */
+	/* DMA, fast-reg and ODP MRs: kernel addresses, nothing to unmap. */
 	va = sroce_mr_map(mr, iova, len, n);
 	if (!va || !virt_addr_valid(va))
 		return NULL;
@@ -90,12 +93,38 @@ static struct page *sroce_mr_page(struct sroce_mr *mr, u64 iova, u32 len,
 	return virt_to_page(va);
 }
 
-static int sroce_mr_range(struct sroce_mr *mr, u64 iova, u64 length)
+/*
+ * The range is inside the MR and, for an ODP MR, its pages are mapped
+ * for the access (@write) until the MR is put: -EAGAIN if not (a fault
+ * is asked for), -EFAULT if they cannot be (odp.h).
+ */
+static int sroce_mr_range(struct sroce_mr *mr, u64 iova, u64 length,
+			  bool write)
 {
 	if (!sroce_range_ok(READ_ONCE(mr->iova), READ_ONCE(mr->length), iova,
 			    length))
 		return -ERANGE;
+	if (unlikely(sroce_mr_is_odp(mr)))
+		return sroce_odp_ready(mr, iova, length, write);
 	return 0;
+}
+
+/**
+ * sroce_mr_ready - check that MR memory can be accessed without a fault
+ * @mr: an MR from sroce_mr_lookup()
+ * @iova: where in the MR
+ * @length: bytes
+ * @write: the access writes
+ *
+ * For an access spread over several steps (a READ's responses), checked
+ * first as a whole; each step checks again.  Any context.
+ *
+ * Return: 0; -ERANGE; for an ODP MR -EAGAIN (a fault is asked for) or
+ * -EFAULT (the memory cannot be faulted in).
+ */
+int sroce_mr_ready(struct sroce_mr *mr, u64 iova, u64 length, bool write)
+{
+	return sroce_mr_range(mr, iova, length, write);
 }
 
 /**
@@ -117,7 +146,7 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 	u8 *p = buf;
 	int err;
 
-	err = sroce_mr_range(mr, iova, len);
+	err = sroce_mr_range(mr, iova, len, dir == SROCE_TO_MR);
 	if (err)
 		return err;
 
@@ -223,7 +252,7 @@ int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
 	u32 off = skb_off;
 	int err;
 
-	err = sroce_mr_range(mr, iova, len);
+	err = sroce_mr_range(mr, iova, len, dir == SROCE_TO_MR);
 	if (err)
 		return err;
 	if (skb_off < 0 || len > skb->len || off > skb->len - len)
@@ -267,7 +296,7 @@ int sroce_mr_attach_skb(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
 	u32 done = 0;
 	int err;
 
-	err = sroce_mr_range(mr, iova, len);
+	err = sroce_mr_range(mr, iova, len, false);
 	if (err)
 		return err;
 	while (done < len) {
@@ -294,7 +323,7 @@ static int sroce_mr_map_u64(struct sroce_mr *mr, u64 iova, u64 **va)
 
 	if (!IS_ALIGNED(iova, sizeof(u64)))
 		return -EINVAL;
-	err = sroce_mr_range(mr, iova, sizeof(u64));
+	err = sroce_mr_range(mr, iova, sizeof(u64), true);
 	if (err)
 		return err;
 	*va = sroce_mr_map(mr, iova, sizeof(u64), &n);

@@ -35,6 +35,7 @@ struct sroce_sgl_cursor {
 	u32 off;
 };
 
+int sroce_mr_ready(struct sroce_mr *mr, u64 iova, u64 length, bool write);
 int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		  enum sroce_copy_dir dir);
 int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,

@@ -25,12 +25,14 @@
  * The access flags each kind of MR may be given.  MW_BIND lets memory
  * windows be bound to the MR (mw.c); the IB_ACCESS_OPTIONAL bits are
  * hints a device may ignore.  FLUSH_GLOBAL is in SROCE_ACCESS_REMOTE.
- * On demand paging, zero-based MRs and FLUSH_PERSISTENT (sroce does not
- * tell persistent memory apart) are not supported.
+ * ON_DEMAND makes a user MR an ODP MR (odp.h).  Zero-based MRs and
+ * FLUSH_PERSISTENT (sroce does not tell persistent memory apart) are not
+ * supported.
  */
 #define SROCE_ACCESS_USER_MR	(IB_ACCESS_LOCAL_WRITE | SROCE_ACCESS_REMOTE | \
 				 IB_ACCESS_MW_BIND | IB_ACCESS_HUGETLB | \
 				 IB_ACCESS_OPTIONAL)
+#define SROCE_ACCESS_ODP_MR	(SROCE_ACCESS_USER_MR | IB_ACCESS_ON_DEMAND)
 #define SROCE_ACCESS_FAST_REG	(IB_ACCESS_LOCAL_WRITE | SROCE_ACCESS_REMOTE | \
 				 IB_ACCESS_MW_BIND | IB_ACCESS_OPTIONAL)
 #define SROCE_ACCESS_DMA_MR	(IB_ACCESS_LOCAL_WRITE | SROCE_ACCESS_REMOTE)
@@ -205,10 +207,12 @@ static bool sroce_user_range_ok(u64 length, u64 iova)
 	       iova <= U64_MAX - length;
 }
 
-/* What a new user MR (or dma-buf MR) may be given. */
+/* What a new user MR (or dma-buf MR, or ODP MR) may be given. */
 static int sroce_user_mr_check(int access, u64 length, u64 iova)
 {
-	int err = sroce_check_access(access, SROCE_ACCESS_USER_MR);
+	int err = sroce_check_access(access, access & IB_ACCESS_ON_DEMAND ?
+					     SROCE_ACCESS_ODP_MR :
+					     SROCE_ACCESS_USER_MR);
 
 	if (!err && !sroce_user_range_ok(length, iova))
 		err = -EINVAL;
@@ -227,6 +231,38 @@ static int sroce_user_mr_publish(struct sroce_mr *mr, u64 iova, u64 length)
 }
 
 /*
+ * An ODP MR: nothing pinned; the notifier excludes the MR's accesses from
+ * the moment sroce_odp_attach() names the MR to it, so an error after
+ * that removes the notifier (releases the umem) before the MR goes.
+ */
+static struct ib_mr *sroce_reg_odp_mr(struct ib_pd *ibpd, u64 start,
+				      u64 length, u64 iova, int access)
+{
+	struct ib_umem *umem;
+	struct sroce_mr *mr;
+	int err;
+
+	umem = sroce_odp_get(ibpd->device, start, length, access);
+	if (IS_ERR(umem))
+		return ERR_CAST(umem);
+	mr = sroce_mr_alloc(ibpd, IB_MR_TYPE_USER, access);
+	if (IS_ERR(mr)) {
+		ib_umem_release(umem);
+		return ERR_CAST(mr);
+	}
+	sroce_odp_attach(mr, umem);
+	err = sroce_user_mr_publish(mr, iova, length);
+	if (err) {
+		ib_umem_release(umem);
+		mr->umem = NULL;
+		mr->odp = false;
+		sroce_mr_free_unpublished(mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ibmr;
+}
+
+/*
  * @start is the user address of the memory, @iova the address the MR
  * gives its first byte (they may differ, also in their page offsets).
  */
@@ -238,9 +274,14 @@ static struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start,
 	struct sroce_mr *mr;
 	int err;
 
+	/* Implicit ODP (start 0, length U64_MAX) gets -EOPNOTSUPP there. */
+	if (access & IB_ACCESS_ON_DEMAND && !start && length == U64_MAX)
+		return ERR_PTR(-EOPNOTSUPP);
 	err = sroce_user_mr_check(access, length, iova);
 	if (err)
 		return ERR_PTR(err);
+	if (access & IB_ACCESS_ON_DEMAND)
+		return sroce_reg_odp_mr(ibpd, start, length, iova, access);
 
 	umem = ib_umem_get(ibpd->device, start, length, access);
 	if (IS_ERR(umem))
@@ -439,8 +480,11 @@ static int sroce_rereg_prepare(struct sroce_mr *mr, struct sroce_mr_rereg *r,
 {
 	int err;
 
-	/* Only memory pinned by reg_user_mr can be pinned anew (not a dma-buf). */
-	if (mr->type != IB_MR_TYPE_USER || !mr->umem)
+	/*
+	 * Only memory pinned by reg_user_mr can be pinned anew (not a
+	 * dma-buf); an ODP MR is not reregistered either.
+	 */
+	if (mr->type != IB_MR_TYPE_USER || !mr->umem || sroce_mr_is_odp(mr))
 		return -EOPNOTSUPP;
 	if (flags & ~IB_MR_REREG_SUPPORTED)
 		return -EOPNOTSUPP;
@@ -839,6 +883,7 @@ static const struct ib_device_ops sroce_mr_ops = {
 	.get_dma_mr = sroce_get_dma_mr,
 	.map_mr_sg = sroce_map_mr_sg,
 	.reg_user_mr = sroce_reg_user_mr,
+	.advise_mr = sroce_advise_mr,
 	.reg_user_mr_dmabuf = sroce_reg_user_mr_dmabuf,
 	.rereg_user_mr = sroce_rereg_user_mr,
 };

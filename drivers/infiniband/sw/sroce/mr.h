@@ -134,10 +134,16 @@ enum sroce_mr_state {
  * @access: IB_ACCESS_* flags granted
  * @iova: the first address of the MR (a kernel address for a DMA MR)
  * @length: its length in bytes
- * @umem: user MR: the pinned memory; NULL for a dma-buf MR
+ * @umem: user MR: the pinned memory, or an ODP MR's ib_umem_odp
+ *	(nothing pinned, odp.h); NULL for a dma-buf MR
+ * @odp: @umem is an ODP MR's, set before the MR is published
  * @dmabuf: dma-buf MR (reg_user_mr_dmabuf): the buffer, referenced,
  *	vmapped and in CPU access from registration to dereg
  * @dmabuf_map: its kernel mapping; @pages are the pages behind it
+ * @odp_err_va: ODP MR: the user address of the page a fault failed
+ *	for, with bit 0 set; 0 if none (odp.h)
+ * @odp_err_when: ODP MR: when, in jiffies
+ * @odp_faults: ODP MR: data path faults done for it (rdma res)
  * @pages: user MR: the pinned pages
  * @npages: user MR: entries in @pages
  * @page_off: user MR: offset of @iova in pages[0]
@@ -175,8 +181,12 @@ struct sroce_mr {
 	u64 length;
 
 	struct ib_umem *umem;
+	bool odp;
 	struct dma_buf *dmabuf;
 	struct iosys_map dmabuf_map;
+	unsigned long odp_err_va;
+	unsigned long odp_err_when;
+	atomic_long_t odp_faults;
 	struct page **pages;
 	unsigned int npages;
 	unsigned int page_off;
@@ -209,6 +219,12 @@ static inline bool sroce_range_ok(u64 mr_iova, u64 mr_len, u64 iova, u64 len)
 {
 	return iova >= mr_iova && len <= mr_len &&
 	       iova - mr_iova <= mr_len - len;
+}
+
+/* An ODP user MR (IB_ACCESS_ON_DEMAND): pages mapped on demand (odp.h). */
+static inline bool sroce_mr_is_odp(const struct sroce_mr *mr)
+{
+	return mr->odp;
 }
 
 static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)

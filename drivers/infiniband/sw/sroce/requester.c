@@ -21,6 +21,7 @@
 #include "completer.h"
 #include "mem.h"
 #include "netdev.h"
+#include "odp.h"
 #include "qp.h"
 #include "requester.h"
 #include "timers.h"
@@ -206,6 +207,18 @@ static void sroce_req_retry_later(struct sroce_qp *qp)
 {
 	sroce_count(sroce_qp_dev(qp), SROCE_CNT_TX_NOMEM);
 	sroce_timers_nomem(qp);
+}
+
+/*
+ * A page of a local SGE of an ODP MR is being faulted in (odp.h): wait
+ * as after an RNR NAK, a tick, then build the same packet again.  The
+ * wait counts against no retry limit; a fault that fails completes the
+ * WQE in error instead (-EFAULT, a local protection error).
+ */
+static void sroce_req_odp_wait(struct sroce_qp *qp)
+{
+	qp->comp.rnr_wait = true;
+	sroce_timers_rnr(qp, SROCE_ODP_WAIT_CODE);
 }
 
 static u32 sroce_wqe_npkts(const struct sroce_qp *qp,
@@ -516,8 +529,11 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 	err = sroce_req_payload(qp, wqe, skb, len);
 	if (err) {
 		kfree_skb(skb);
-		/* Out of memory: try again later, from the same place. */
-		if (err == -ENOMEM) {
+		/*
+		 * Out of memory, or an ODP page being faulted in: try again
+		 * later, from the same place.
+		 */
+		if (err == -ENOMEM || err == -EAGAIN) {
 			qp->req.cur = cur;
 			return err;
 		}
@@ -608,6 +624,8 @@ int sroce_req_send(struct sroce_qp *qp, int budget)
 		err = sroce_req_packet(qp, wqe);
 		if (err == -ENOMEM)
 			sroce_req_retry_later(qp);
+		else if (err == -EAGAIN)
+			sroce_req_odp_wait(qp);
 		if (err)
 			break;
 		sent++;

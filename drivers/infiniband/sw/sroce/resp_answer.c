@@ -309,7 +309,14 @@ int sroce_rc_read(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 				       &va, pkt->dma_len, &err);
 		if (!mr)
 			return -EACCES;
+		/*
+		 * ODP pages not mapped yet: RNR NAK while they are faulted
+		 * in, rather than stall the responses (odp.h).
+		 */
+		err = sroce_mr_ready(mr, va, pkt->dma_len, false);
 		sroce_mr_put(mr);
+		if (err)
+			return err == -EAGAIN ? -EAGAIN : -EACCES;
 	}
 
 	/* Each response packet takes a PSN; an empty READ has one. */
@@ -348,8 +355,10 @@ int sroce_rc_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 			      pkt->opcode == SROCE_OPCODE(RC, COMPARE_SWAP),
 			      pkt->compare, pkt->swap_add, &orig);
 	sroce_mr_put(mr);
+	if (err == -EINVAL || err == -EAGAIN)
+		return err;
 	if (err)
-		return err == -EINVAL ? -EINVAL : -EACCES;
+		return -EACCES;
 
 	/* Kept, so that a duplicate gets the same answer, not a rerun. */
 	res = sroce_res_alloc(qp, SROCE_RES_ATOMIC, pkt->psn, 1);
@@ -406,8 +415,10 @@ int sroce_rc_atomic_write(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		return -EACCES;
 	err = sroce_mr_atomic_write(mr, va, value);
 	sroce_mr_put(mr);
+	if (err == -EINVAL || err == -EAGAIN)
+		return err;
 	if (err)
-		return err == -EINVAL ? -EINVAL : -EACCES;
+		return -EACCES;
 	sroce_rc_pmem_done(qp, SROCE_RES_ATOMIC_WRITE, pkt->psn);
 	return 0;
 }
@@ -628,7 +639,12 @@ static bool sroce_read_resp_one(struct sroce_qp *qp,
 		err = sroce_read_resp_payload(mr, va, skb, n,
 					      n > SROCE_TX_COPY_MAX ? NULL :
 					      payload);
-		if (err == -ENOMEM) {
+		/*
+		 * -EAGAIN: an ODP page went after the READ was accepted
+		 * and is faulted in again; the requester finds the packet
+		 * lost and asks again.
+		 */
+		if (err == -ENOMEM || err == -EAGAIN) {
 			kfree_skb(skb);
 			skb = NULL;
 		} else if (err) {

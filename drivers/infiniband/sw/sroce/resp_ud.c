@@ -79,6 +79,8 @@ static int sroce_ud_deliver(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 					 resp->wqe.num_sge, &resp->cur, skb,
 					 pkt->hdr_len, pkt->payload_len,
 					 SROCE_TO_MR);
+	if (err == -EAGAIN)
+		return err;	/* an ODP page: see sroce_ud_rcv() */
 	if (err) {
 		sroce_rq_complete_err(qp, sroce_mr_wc_status(err, false));
 		return -EIO;
@@ -140,6 +142,11 @@ void sroce_ud_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		sroce_drop(sdev, qp->ibqp.qp_num, SROCE_CNT_RX_DROP_MALFORMED);
 		return;
 	}
-	if (sroce_ud_deliver(qp, pkt, skb))
+	/*
+	 * A page of the WQE's ODP MR is being faulted in (odp.h): UD has no
+	 * RNR, so the datagram is dropped and the WQE kept for the next.
+	 */
+	err = sroce_ud_deliver(qp, pkt, skb);
+	if (err && err != -EAGAIN)	/* -EAGAIN: counted in odp_misses */
 		sroce_qp_error(qp);
 }

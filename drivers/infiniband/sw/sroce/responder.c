@@ -35,7 +35,9 @@
 /*
  * Errors of the request handlers, and what RC makes of them (UC drops
  * the message, except for local errors):
- *   -EAGAIN      no receive WQE: RNR NAK, the requester retries later
+ *   -EAGAIN      no receive WQE, or a page of an ODP MR the request
+ *                reaches is being faulted in (odp.h): RNR NAK, the
+ *                requester retries later
  *   -EINVAL      invalid request: NAK, QP error
  *   -EMSGSIZE    the message does not fit the receive WQE: NAK invalid
  *                request, the WQE completes with IB_WC_LOC_LEN_ERR
@@ -52,6 +54,7 @@ static int sroce_resp_place(struct sroce_qp *qp, struct sk_buff *skb,
 			    int off, u32 len)
 {
 	struct sroce_resp *resp = &qp->resp;
+	struct sroce_sgl_cursor cur = resp->cur;
 	int err;
 
 	if (len > resp->wqe.length - resp->recv_len)
@@ -59,6 +62,11 @@ static int sroce_resp_place(struct sroce_qp *qp, struct sk_buff *skb,
 	err = sroce_sgl_copy_skb(sroce_qp_dev(qp), qp->pd,
 				 sroce_rq_sgl(&resp->wqe), resp->wqe.num_sge,
 				 &resp->cur, skb, off, len, SROCE_TO_MR);
+	if (err == -EAGAIN) {
+		/* An ODP page is faulted in: the packet comes again. */
+		resp->cur = cur;
+		return -EAGAIN;
+	}
 	if (err) {
 		sroce_rq_complete_err(qp, sroce_mr_wc_status(err, false));
 		return -EIO;
@@ -263,7 +271,7 @@ static int sroce_write_data(struct sroce_qp *qp, struct sk_buff *skb,
 	err = sroce_mr_copy_skb(mr, va, skb, off, len, SROCE_TO_MR);
 	sroce_mr_put(mr);
 	if (err)
-		return -EACCES;
+		return err == -EAGAIN ? -EAGAIN : -EACCES;
 	resp->write_va += len;
 	resp->write_left -= len;
 	resp->recv_len += len;

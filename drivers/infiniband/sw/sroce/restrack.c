@@ -23,6 +23,7 @@
  *    registration (READ_ONCE).
  */
 #include <net/netlink.h>
+#include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/restrack.h>
 #include <uapi/rdma/rdma_netlink.h>
@@ -165,19 +166,27 @@ static int sroce_fill_res_mr(struct sk_buff *msg, struct ib_mr *ibmr)
 	bool user = mr->type == IB_MR_TYPE_USER;
 	bool fast_reg = mr->type == IB_MR_TYPE_MEM_REG;
 	const struct sroce_res_attr a[] = {
-		SROCE_RES_STR("type", sroce_mr_type_name(mr->type)),
+		SROCE_RES_STR("type", sroce_mr_is_odp(mr) ? "odp" :
+				      sroce_mr_type_name(mr->type)),
 		SROCE_RES_STR("state", READ_ONCE(mr->state) == SROCE_MR_VALID ?
 				       "valid" : "free"),
 		SROCE_RES_HEX("access", READ_ONCE(mr->access)),
 		SROCE_RES_HEX("iova", READ_ONCE(mr->iova)),
 		/* user: pages pinned; fast-reg: blocks of the registration */
-		SROCE_RES_U32("pages", user ? mr->npages :
+		SROCE_RES_U32("pages", sroce_mr_is_odp(mr) ?
+				       sroce_odp_mapped_pages(mr) :
+				       user ? mr->npages :
 				       fast_reg ? READ_ONCE(mr->nblocks) : 0),
 		SROCE_RES_U32("max_pages", fast_reg ? mr->max_blocks :
-					   user ? mr->npages : 0),
+				sroce_mr_is_odp(mr) ?
+				ib_umem_num_pages(mr->umem) :
+				user ? mr->npages : 0),
 		SROCE_RES_U32("page_size", user ? PAGE_SIZE : fast_reg ?
 				BIT(READ_ONCE(mr->block_shift)) : 0),
 		SROCE_RES_U32("windows", READ_ONCE(mr->nr_mw)),
+		/* data path faults of an ODP MR ("pages": those mapped now) */
+		SROCE_RES_U32("odp_faults",
+			      atomic_long_read(&mr->odp_faults)),
 	};
 
 	return sroce_res_put(msg, a, ARRAY_SIZE(a));

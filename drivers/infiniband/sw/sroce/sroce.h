@@ -22,6 +22,7 @@
 #include "mw.h"
 #include "av.h"
 #include "mcast.h"
+#include "odp.h"
 
 /**
  * struct sroce_pd - a protection domain
@@ -62,6 +63,7 @@ struct sroce_ucontext {
  * @rx_queued: received packets waiting in the QPs' queues, at most
  *	SROCE_DEV_RX_QUEUE_MAX
  * @mcast: the multicast groups its UD QPs are attached to (mcast.h)
+ * @odp: faults of ODP MRs waiting for process context (odp.h)
  */
 struct sroce_dev {
 	struct ib_device ibdev;
@@ -84,6 +86,7 @@ struct sroce_dev {
 	atomic_t num_qps;
 	atomic_t rx_queued;
 	struct sroce_mcast mcast;
+	struct sroce_odp_queue odp;
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
