@@ -28,14 +28,15 @@ export STEP_LOGS=$REPO/build/test-logs
 # pass (which runs RC, UD and SRQ traffic too), and the kernel ULPs over a
 # lossy wire then losing their device (37-ulp-faults: NVMe-oF, SRP and NFS
 # through REG_MR/LOCAL_INV/SEND_WITH_INV, the rdma core's removal path),
-# MRs re-registered under traffic and dma-buf MRs (41-mr, 25 s): the
+# MRs re-registered under traffic and dma-buf MRs (41-mr, 25 s), ODP MRs
+# faulting and invalidated under traffic (42-odp, 80 s): the
 # paths where a leak or a locking mistake would be, in about 12
 # minutes.  (The other ULP tests pass here too, but take longer:
 # 33-nvmeof 221 s, 34-nfs-rdma 813 s, 35-iser 412 s, 36-srp 348 s.)  (make test-debug
 # T=19-hostile-user runs the hostile user program: since the VM has two
 # CPUs its sqflood works here, and found the flush of a ring kept full
 # running without end.)
-SHORT_TESTS="10-load 15-bad-input 37-ulp-faults 41-mr 45-faults"
+SHORT_TESTS="10-load 15-bad-input 37-ulp-faults 41-mr 42-odp 45-faults"
 TESTS=
 
 while [ $# -gt 0 ]; do

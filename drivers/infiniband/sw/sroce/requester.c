@@ -626,6 +626,13 @@ int sroce_req_send(struct sroce_qp *qp, int budget)
 			sroce_req_retry_later(qp);
 		else if (err == -EAGAIN)
 			sroce_req_odp_wait(qp);
+		else if (err && wqe->state == SROCE_WQE_DONE)
+			/*
+			 * Its packet could not be built (a local SGE that
+			 * cannot be read): it ends the queue, as one that
+			 * failed when fetched; the retire below reports it.
+			 */
+			WRITE_ONCE(qp->req.next, qp->req.next + 1);
 		if (err)
 			break;
 		sent++;
