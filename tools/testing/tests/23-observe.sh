@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# timeout: 420
+# timeout: 900
 #
 # 23-observe: what sroce shows of itself (Documentation/sroce.rst, "Seeing
 # into the device").  Two devices in one namespace (topo_local.sh); an RC
@@ -129,7 +129,7 @@ pp_listening() { run_ns ns0 ss -ltn | grep -q ':18515 '; }
 # pp_server: an ibv_rc_pingpong server on sroce1, in the background;
 # false if it does not listen within 20 s.
 pp_server() {
-	run_ns ns0 timeout 90 ibv_rc_pingpong -d sroce1 -g "$G1" -n $PP_N \
+	run_ns ns0 timeout 300 ibv_rc_pingpong -d sroce1 -g "$G1" -n $PP_N \
 		>pp-server.log 2>&1 &
 	PP_SERVER=$!
 	poll_until 20 pp_listening
@@ -166,13 +166,15 @@ traced() {
 }
 
 # (bpftrace -c wants the program's one real path.)
-PP_CLIENT=("$(readlink -f "$(command -v ip)")" netns exec ns0 timeout 60 ibv_rc_pingpong -d sroce0 -g "$G0"
+PP_CLIENT=("$(readlink -f "$(command -v ip)")" netns exec ns0 timeout 240 ibv_rc_pingpong -d sroce0 -g "$G0"
 	-n "$PP_N" 10.0.0.2)
 traced trace-cmd 'sroce_complete: +dev=sroce0 .*status=SUCCESS ' \
 	sh -c 'trace-cmd record -q -o tc.dat -e sroce:sroce_complete "$@" \
 		>/dev/null && trace-cmd report -i tc.dat' sh "${PP_CLIENT[@]}"
+# (No build-ids and no synthesized tasks: perf's start takes ~50 s
+# under TCG otherwise, and only the events' text is read.)
 traced perf 'sroce_complete: +dev=sroce0 .*status=SUCCESS ' \
-	sh -c 'perf record -q -a -o perf.data -e sroce:sroce_complete "$@" \
+	sh -c 'perf record -q -a -B -N --synth=no -o perf.data -e sroce:sroce_complete "$@" \
 		>/dev/null && perf script -i perf.data' sh "${PP_CLIENT[@]}"
 # bpftrace compiles its program against the kernel's headers or BTF: the
 # stock kernels have both, the debug kernel neither.
