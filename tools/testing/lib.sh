@@ -143,6 +143,17 @@ tap_done() {
 	exit 1
 }
 
+# require_tester DIR NAME: the test program tools/testing/DIR/NAME, which
+# is built on the host (make -C tools/testing/DIR), in BIN; if it is not
+# built, a failed assertion saying so ends the test.
+require_tester() {
+	BIN=$SROCE_REPO/tools/testing/$1/$2
+	[ -x "$BIN" ] && return 0
+	not_ok "$2 is built" "no $BIN" \
+		"build it on the host first: make -C tools/testing/$1"
+	tap_done
+}
+
 # bail_out REASON: stop the test now (the harness counts it as a failure).
 bail_out() {
 	echo "Bail out! $*"

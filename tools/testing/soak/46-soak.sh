@@ -36,7 +36,6 @@
 # shellcheck source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-BIN=$SROCE_REPO/tools/testing/integrity/sroce_integrity
 BYTES=${SROCE_SOAK_BYTES:-64M}
 QPS=${SROCE_SOAK_QPS:-2}
 WAIT=${SROCE_SOAK_WAIT:-60}
@@ -64,11 +63,7 @@ bytes() {
 	esac
 }
 
-if [ ! -x "$BIN" ]; then
-	not_ok "sroce_integrity is built" "no $BIN" \
-		"build it on the host first: make -C tools/testing/integrity"
-	tap_done
-fi
+require_tester integrity sroce_integrity
 if ! [[ $BYTES =~ ^[0-9]+[KkMmGg]?$ ]] || ! [[ $QPS =~ ^[1-9][0-9]*$ ]]; then
 	bail_out "SROCE_SOAK_BYTES ($BYTES) or SROCE_SOAK_QPS ($QPS) is not a number"
 fi

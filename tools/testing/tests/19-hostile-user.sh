@@ -29,15 +29,10 @@
 # shellcheck source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-BIN=$SROCE_REPO/tools/testing/hostile/sroce_hostile
 CG=/sys/fs/cgroup/sroce-hostile
 MEM_MAX=$((64 << 20))
 
-if [ ! -x "$BIN" ]; then
-	not_ok "sroce_hostile is built" "no $BIN" \
-		"build it on the host first: make -C tools/testing/hostile"
-	tap_done
-fi
+require_tester hostile sroce_hostile
 require_sroce
 
 counter() {

@@ -26,15 +26,10 @@
 # shellcheck source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-BIN=$SROCE_REPO/tools/testing/hostile/sroce_hostile
 CYCLES=${SROCE_CHURN_CYCLES:-4}
 LIMIT=10
 
-if [ ! -x "$BIN" ]; then
-	not_ok "sroce_hostile is built" "no $BIN" \
-		"build it on the host first: make -C tools/testing/hostile"
-	tap_done
-fi
+require_tester hostile sroce_hostile
 require_sroce
 
 # gid_of DEV ADDRESS: the RoCE v2 GID index of ADDRESS on DEV port 1.

@@ -31,7 +31,6 @@
 require_sroce
 
 shopt -s lastpipe
-BIN=$SROCE_REPO/tools/testing/mcast/sroce_mcast
 T=/tmp/mcast-test
 
 # shellcheck disable=SC2317
@@ -44,11 +43,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if [ ! -x "$BIN" ]; then
-	not_ok "sroce_mcast is built" "no $BIN" \
-		"build it on the host first: make -C tools/testing/mcast"
-	tap_done
-fi
+require_tester mcast sroce_mcast
 rm -rf "$T" && mkdir -p "$T"
 
 # in_group NS DEV GROUP: the netdev is a member of GROUP (IGMP/MLD state).

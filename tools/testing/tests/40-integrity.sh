@@ -27,18 +27,13 @@
 
 shopt -s lastpipe	# see relay()
 
-BIN=$SROCE_REPO/tools/testing/integrity/sroce_integrity
 DRIVER=${SROCE_DRIVER:-sroce}
 # shellcheck disable=SC2206 # word splitting wanted
 EXTRA=(${SROCE_INTEGRITY_ARGS:-})
 RUN_TIMEOUT=300
 TCP_PORT=18515
 
-if [ ! -x "$BIN" ]; then
-	not_ok "sroce_integrity is built" "no $BIN" \
-		"build it on the host first: make -C tools/testing/integrity"
-	tap_done
-fi
+require_tester integrity sroce_integrity
 
 # rdma_rxe's known deviations (the SEND_WITH_INV receive's flag, EINVAL
 # for EBUSY from the dereg of an MR with a bound window) the tester itself

@@ -26,12 +26,7 @@
 . "$(dirname "$0")/../lib.sh"
 require_sroce
 
-BIN=$SROCE_REPO/tools/testing/mr/sroce_mr
-if [ ! -x "$BIN" ]; then
-	not_ok "sroce_mr is built" "no $BIN" \
-		"build it on the host first: make -C tools/testing/mr"
-	tap_done
-fi
+require_tester mr sroce_mr
 
 topo_veth
 check "rdma link add sroce0" run_ns ns0 rdma link add sroce0 type sroce netdev veth0
