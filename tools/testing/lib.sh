@@ -332,6 +332,12 @@ rdma_gid_index() {
 #
 # Everything lives inside the VM: these addresses never leave it.
 
+# tcp_listening NS PORT: true if a TCP socket listens on PORT in namespace
+# NS (a test's server is up; for poll_until).
+tcp_listening() {
+	ip netns exec "$1" ss -ltn | grep -q ":$2 "
+}
+
 # run_ns NS CMD [ARG...]: run CMD in network namespace NS.
 run_ns() {
 	local ns=$1

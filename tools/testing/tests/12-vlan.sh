@@ -53,7 +53,6 @@ vlan_up() {
 		ip -n "$1" addr add "$4/64" dev "$2.100" nodad &&
 		ip -n "$1" link set "$2.100" up
 }
-listening() { ip netns exec "$1" ss -ltn | grep -q ":$2 "; }
 port=18650
 # pingpong NAME ADDRFAMILY PROG ARGS...: server sroce0 in ns0, client
 # sroce1 in ns1, both on their VLAN GID of that family.
@@ -69,7 +68,7 @@ pingpong() {
 	run_ns ns0 timeout 60 "$prog" -d sroce0 -g "$sg" -p "$port" -c "$@" \
 		>server.log 2>&1 &
 	server=$!
-	poll_until 15 listening ns0 "$port"
+	poll_until 15 tcp_listening ns0 "$port"
 	check_output "$name" 'bytes in [0-9.]+ seconds' \
 		run_ns ns1 timeout 60 "$prog" -d sroce1 -g "$cg" -p "$port" -c "$@" 10.0.0.1
 	wait "$server" || diag "server of '$name' failed:" "$(cat server.log)"

@@ -33,7 +33,6 @@ seed=()
 
 
 # shellcheck disable=SC2317 # called through poll_until
-listening() { ip netns exec ns0 ss -ltn | grep -q ":$1 "; }
 
 if topo_local >topo.log 2>&1; then
 	ok "two devices in one namespace (topo_local)"
@@ -51,7 +50,7 @@ relay run_ns ns0 "$PYTHON" "$SROCE_TESTING/roce_fuzz.py" --gid0 "$G0" \
 run_ns ns0 timeout 60 ibv_rc_pingpong -d sroce1 -g "$G1" -p 18700 -c -s 4096 \
 	-n 200 >server.log 2>&1 &
 server=$!
-if poll_until 15 listening 18700; then
+if poll_until 15 tcp_listening ns0 18700; then
 	check_output "a fresh ibv_rc_pingpong -c works" 'bytes in [0-9.]+ seconds' \
 		run_ns ns0 timeout 60 ibv_rc_pingpong -d sroce0 -g "$G0" -p 18700 \
 		-c -s 4096 -n 200 10.0.0.2

@@ -18,7 +18,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-listening() { ip netns exec nslo ss -ltn | grep -q ":$1 "; }
 counter() { cat "/sys/class/infiniband/sroce0/ports/1/hw_counters/$1"; }
 
 port=18700
@@ -31,7 +30,7 @@ pair() {
 	run_ns nslo timeout 60 "$prog" -d sroce0 -g "$g" -p "$port" -c "$@" \
 		>server.log 2>&1 &
 	server=$!
-	if ! poll_until 15 listening "$port"; then
+	if ! poll_until 15 tcp_listening nslo "$port"; then
 		not_ok "$name" "server did not listen" "$(cat server.log)"
 		return
 	fi
@@ -69,7 +68,7 @@ g=$(rdma_gid_index sroce0 1 127.0.0.1)
 run_ns nslo timeout 120 ibv_rc_pingpong -d sroce0 -g "$g" -p 18790 -n 100000000 \
 	>server.log 2>&1 &
 server=$!
-poll_until 15 listening 18790
+poll_until 15 tcp_listening nslo 18790
 run_ns nslo timeout 120 ibv_rc_pingpong -d sroce0 -g "$g" -p 18790 -n 100000000 \
 	127.0.0.1 >client.log 2>&1 &
 client=$!

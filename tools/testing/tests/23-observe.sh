@@ -124,15 +124,13 @@ diag "$(rdma statistic show link sroce0/1)"
 PP_N=50
 PP_WANT=$((2 * PP_N))
 
-pp_listening() { run_ns ns0 ss -ltn | grep -q ':18515 '; }
-
 # pp_server: an ibv_rc_pingpong server on sroce1, in the background;
 # false if it does not listen within 20 s.
 pp_server() {
 	run_ns ns0 timeout 300 ibv_rc_pingpong -d sroce1 -g "$G1" -n $PP_N \
 		>pp-server.log 2>&1 &
 	PP_SERVER=$!
-	poll_until 20 pp_listening
+	poll_until 20 tcp_listening ns0 18515
 }
 
 # traced TOOL ERE CMD...: run CMD (which wraps the pingpong client) after

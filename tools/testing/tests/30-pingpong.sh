@@ -14,7 +14,6 @@ require_sroce
 cleanup() { [ -n "${server:-}" ] && kill "$server" 2>/dev/null; topo_clean; }
 trap cleanup EXIT
 
-listening() { ip netns exec "$1" ss -ltn | grep -q ":$2 "; }
 
 port=18600
 # pingpong NAME SNS SDEV SGID CNS CDEV CGID ADDR ARGS...: one run, server in
@@ -28,7 +27,7 @@ pingpong() {
 	run_ns "$sns" timeout 60 "$prog" -d "$sdev" -g "$sgid" -p "$port" -c "$@" \
 		>server.log 2>&1 &
 	server=$!
-	if ! poll_until 15 listening "$sns" "$port"; then
+	if ! poll_until 15 tcp_listening "$sns" "$port"; then
 		not_ok "$name" "server did not listen" "$(cat server.log)"
 		kill "$server" 2>/dev/null
 		return

@@ -14,7 +14,6 @@ require_sroce
 cleanup() { [ -n "${server:-}" ] && kill "$server" 2>/dev/null; topo_clean; }
 trap cleanup EXIT
 
-listening() { ip netns exec ns0 ss -ltn | grep -q ":$1 "; }
 
 port=19000
 # perf NAME PROG ARGS...: server in ns0, client in ns1 to 10.0.0.1.
@@ -28,7 +27,7 @@ perf() {
 	# With -R the server listens through rdma_cm, not on a TCP port.
 	if [[ " $* " == *" -R "* ]]; then
 		sleep 3
-	elif ! poll_until 20 listening "$port"; then
+	elif ! poll_until 20 tcp_listening ns0 "$port"; then
 		not_ok "$name" "server did not listen" "$(cat server.log)"
 		kill "$server" 2>/dev/null
 		server=
