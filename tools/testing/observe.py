@@ -40,7 +40,7 @@ RXE_NAMES = ('sent_pkts', 'rcvd_pkts', 'duplicate_request',
              'link_downed', 'rdma_sends', 'rdma_recvs')
 QP_FIELDS = ('req_psn', 'comp_psn', 'resp_psn', 'resp_msn',
              'wqe_outstanding', 'wqe_unsent', 'rd_atomic', 'retransmits',
-             'retry_left', 'rnr_left', 'rnr_wait', 'nak_sent', 'rx_queue',
+             'cwnd', 'retry_left', 'rnr_left', 'rnr_wait', 'nak_sent', 'rx_queue',
              'held_requests', 'held_responses', 'flags')
 
 
@@ -101,9 +101,9 @@ def check_qp(a, b, rounds):
     say(all(drv(qa, f) == 0 for f in
             ('wqe_outstanding', 'wqe_unsent', 'rx_queue', 'held_requests',
              'held_responses', 'rnr_wait', 'retransmits')) and
-        drv(qa, 'retry_left') == 7,
+        drv(qa, 'retry_left') == 7 and drv(qa, 'cwnd') == 512,
         'qp -dd: an idle sender: nothing outstanding, queued or held, '
-        'no retransmit, retries left 7', show(qa))
+        'no retransmit, retries left 7, the whole window', show(qa))
 
 
 def check_cq_mr(a, b):

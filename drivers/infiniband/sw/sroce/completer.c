@@ -140,6 +140,8 @@ bool sroce_sq_drained(const struct sroce_qp *qp)
 static void sroce_comp_progress(struct sroce_qp *qp, u32 psn)
 {
 	if (sroce_psn_cmp(psn, qp->comp.psn) > 0) {
+		sroce_cwnd_acked(&qp->req.cwnd,
+				 (psn - qp->comp.psn) & SROCE_PSN_MASK);
 		WRITE_ONCE(qp->comp.psn, psn);
 		qp->comp.seq_retry = false;
 		qp->comp.reasked = false;
@@ -441,14 +443,37 @@ static bool sroce_comp_past_gap(struct sroce_qp *qp,
 	       sroce_psn_cmp(wqe->last_psn, pkt->psn) <= 0;
 }
 
+/*
+ * @pkt answers a packet sent before a go-back-N and not yet sent again:
+ * the window (cwnd.h) let only part of the resend go, the peer had more.
+ * An ACK, or a sequence NAK, says the peer has everything sent again so
+ * far: take that, and let the resend go on (the peer acknowledges the
+ * copies it gets).  Anything else comes again when its request does.
+ */
+static void sroce_comp_ahead(struct sroce_qp *qp, const struct sroce_pkt *pkt)
+{
+	u8 syn = pkt->syndrome;
+
+	if (!(pkt->flags & SROCE_F_ACK) ||
+	    (sroce_aeth_type(syn) != SROCE_AETH_ACK &&
+	     (sroce_aeth_type(syn) != SROCE_AETH_NAK ||
+	      sroce_aeth_value(syn) != SROCE_NAK_PSN_SEQ_ERR)))
+		return;
+	sroce_comp_ack(qp, sroce_psn_add(qp->req.psn, SROCE_PSN_MASK));
+}
+
 static void sroce_comp_rcv_one(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 			       struct sk_buff *skb)
 {
 	u8 syn = pkt->syndrome;
 
-	/* Nothing was sent at or after req.psn: a stray response. */
-	if (sroce_psn_cmp(pkt->psn, qp->req.psn) >= 0)
+	/* Nothing was ever sent at or after psn_high: a stray response. */
+	if (sroce_psn_cmp(pkt->psn, qp->req.psn_high) >= 0)
 		return;
+	if (sroce_psn_cmp(pkt->psn, qp->req.psn) >= 0) {
+		sroce_comp_ahead(qp, pkt);
+		return;
+	}
 
 	if ((pkt->flags & SROCE_HDR_AETH) &&
 	    sroce_aeth_type(syn) != SROCE_AETH_ACK) {
@@ -530,7 +555,7 @@ bool sroce_comp_stale(const struct sroce_qp *qp, u32 psn, u32 flags)
 {
 	if (!sroce_comp_active(qp) ||
 	    sroce_psn_cmp(psn, qp->comp.psn) < 0 ||
-	    sroce_psn_cmp(psn, qp->req.psn) >= 0)
+	    sroce_psn_cmp(psn, READ_ONCE(qp->req.psn_high)) >= 0)
 		return true;
 	return (flags & SROCE_F_READ_RESP) && qp->comp.reasked &&
 	       sroce_psn_cmp(psn, qp->comp.psn) > 0 &&

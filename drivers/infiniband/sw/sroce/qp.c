@@ -385,6 +385,8 @@ static void sroce_qp_enter_state(struct sroce_qp *qp, enum ib_qp_state state)
 		if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) {
 			WRITE_ONCE(qp->req.psn, qp->attr.sq_psn);
 			WRITE_ONCE(qp->comp.psn, qp->attr.sq_psn);
+			WRITE_ONCE(qp->req.psn_high, qp->attr.sq_psn);
+			sroce_cwnd_init(&qp->req.cwnd);
 		}
 		qp->comp.retry_left = qp->attr.retry_cnt;
 		qp->comp.rnr_left = qp->attr.rnr_retry;

@@ -28,8 +28,29 @@
 #include "trace.h"
 #include "tx.h"
 
-/* An RC requester asks for an ACK at least every this many packets */
+/*
+ * An RC requester asks for an ACK at least every this many packets, and
+ * at least twice a window (sroce_req_ack_every()).
+ */
 #define SROCE_ACK_EVERY		64
+
+/*
+ * Should the packet at req.psn ask for an ACK?  The last of a message
+ * does, and one every SROCE_ACK_EVERY; and, for a window shrunk by
+ * losses (cwnd.h), one every half window and the one that fills it: the
+ * window must never close on packets the responder has no reason to
+ * acknowledge yet.
+ */
+static bool sroce_req_ack_due(const struct sroce_qp *qp, bool last)
+{
+	u32 window = qp->req.cwnd.window;
+
+	return last ||
+	       qp->req.since_ackreq + 1 >=
+			clamp_t(u32, window / 4, 1, SROCE_ACK_EVERY) ||
+	       sroce_psn_add(qp->req.psn, 1) ==
+			sroce_psn_add(qp->comp.psn, window);
+}
 
 static bool sroce_wr_is_local(u32 opcode)
 {
@@ -282,17 +303,18 @@ static bool sroce_wqe_may_start(struct sroce_qp *qp,
 }
 
 /*
- * RC keeps at most SROCE_MAX_UNACKED_PSNS packets in flight.  Counted per
- * packet, not per message: a message longer than the window waits in the
- * middle for the ACKs (a 1 MiB SEND once put 1535 PSNs in flight).  A
- * READ request counts once, for all the PSNs of its responses.
+ * RC keeps at most its congestion window (cwnd.h, at most
+ * SROCE_MAX_UNACKED_PSNS) of packets in flight.  Counted per packet, not
+ * per message: a message longer than the window waits in the middle for
+ * the ACKs (a 1 MiB SEND once put 1535 PSNs in flight).  A READ request
+ * counts once, for all the PSNs of its responses.
  */
 static bool sroce_req_window_open(const struct sroce_qp *qp)
 {
 	return qp->ibqp.qp_type != IB_QPT_RC ||
 	       sroce_psn_cmp(qp->req.psn,
 			     sroce_psn_add(qp->comp.psn,
-					   SROCE_MAX_UNACKED_PSNS)) < 0;
+					   qp->req.cwnd.window)) < 0;
 }
 
 static void sroce_wqe_start(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
@@ -449,8 +471,7 @@ static u32 sroce_req_headers(struct sroce_qp *qp, struct sroce_send_wqe *wqe,
 			    qp->attr.qkey : wqe->wr.wr.ud.remote_qkey;
 		pkt->sqpn = qp->ibqp.qp_num;
 	}
-	pkt->ack_req = tr == SROCE_TRANSPORT_RC &&
-		       (last || qp->req.since_ackreq + 1 >= SROCE_ACK_EVERY);
+	pkt->ack_req = tr == SROCE_TRANSPORT_RC && sroce_req_ack_due(qp, last);
 	pkt->payload_len = len;
 	return len;
 }
@@ -560,6 +581,8 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_send_wqe *wqe)
 		qp->req.offset = offset;
 		qp->req.since_ackreq = since_ackreq;
 		qp->req.cur = cur;
+	} else if (sroce_psn_cmp(qp->req.psn, qp->req.psn_high) > 0) {
+		WRITE_ONCE(qp->req.psn_high, qp->req.psn);
 	}
 	return err;
 }
@@ -648,12 +671,16 @@ int sroce_req_send(struct sroce_qp *qp, int budget)
 /*
  * Count a go-back-N where rdma res (per QP), the port counters and the
  * sroce_retransmit tracepoint show it.  rdma_rxe's completer_retry_err
- * counts the ones an RNR NAK did not cause.
+ * counts the ones an RNR NAK did not cause.  A lost request shrinks the
+ * window (cwnd.h); RNR is no loss, and a lost READ response or ACK came
+ * from the peer, whose bursts the window does not size.
  */
 static void sroce_req_rewound(struct sroce_qp *qp, u32 from,
 			      enum sroce_rewind why)
 {
 	WRITE_ONCE(qp->req.rewinds, qp->req.rewinds + 1);
+	if (why == SROCE_REWIND_SEQ_NAK || why == SROCE_REWIND_TIMEOUT)
+		sroce_cwnd_loss(&qp->req.cwnd, why == SROCE_REWIND_TIMEOUT);
 	if (why != SROCE_REWIND_RNR)
 		sroce_count(sroce_qp_dev(qp), SROCE_CNT_COMP_RETRY);
 	trace_sroce_retransmit(&qp->ibqp, from, qp->req.psn, why);

@@ -11,12 +11,10 @@
 #include <sroce/compat.h>
 
 #include "av.h"
+#include "cwnd.h"
 #include "mem.h"
 
 struct sroce_qp;
-
-/* Unacknowledged packets an RC requester may have in flight */
-#define SROCE_MAX_UNACKED_PSNS	512
 
 /* struct sroce_send_wqe::state */
 enum sroce_wqe_state {
@@ -68,6 +66,8 @@ struct sroce_send_wqe {
 /**
  * struct sroce_req - requester state (send side of RC/UC/UD)
  * @psn: next PSN to send
+ * @psn_high: RC: one past the newest PSN ever sent; after a go-back-N the
+ *	peer may answer, up to it, packets not yet sent again (completer.c)
  * @next: index (in sq.wqe) of the WQE being sent or next to send
  * @offset: payload bytes of WQE @next already sent
  * @tail: index of the oldest WQE not yet retired
@@ -80,9 +80,11 @@ struct sroce_send_wqe {
  * @flush_rxe: the peer last answered a FLUSH sent with rdma_rxe's ICRC
  * @rewinds: times it went back to resend (go-back-N, any reason); shown
  *	by rdma res (restrack.c), read there without the engine lock
+ * @cwnd: RC: the congestion window (cwnd.h)
  */
 struct sroce_req {
 	u32 psn;
+	u32 psn_high;
 	u32 next;
 	u32 offset;
 	u32 tail;
@@ -93,6 +95,7 @@ struct sroce_req {
 	struct sroce_sgl_cursor cur;
 	bool flush_rxe;
 	u32 rewinds;
+	struct sroce_cwnd cwnd;
 };
 
 /* Why the requester goes back to a PSN (the sroce_retransmit tracepoint) */

@@ -100,6 +100,8 @@ static int sroce_fill_res_qp(struct sk_buff *msg, struct ib_qp *ibqp)
 		SROCE_RES_U32("wqe_unsent", head - READ_ONCE(qp->req.next)),
 		SROCE_RES_U32("rd_atomic", READ_ONCE(qp->req.rd_atomic)),
 		SROCE_RES_U32("retransmits", READ_ONCE(qp->req.rewinds)),
+		/* packets it may have in flight (cwnd.h) */
+		SROCE_RES_U32("cwnd", READ_ONCE(qp->req.cwnd.window)),
 		SROCE_RES_U32("retry_left", READ_ONCE(qp->comp.retry_left)),
 		SROCE_RES_U32("rnr_left", READ_ONCE(qp->comp.rnr_left)),
 		SROCE_RES_U32("rnr_wait", READ_ONCE(qp->comp.rnr_wait)),
