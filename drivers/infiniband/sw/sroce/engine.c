@@ -353,7 +353,12 @@ static bool sroce_qp_pass(struct sroce_qp *qp, bool home_work)
 	if (test_bit(SROCE_QPF_DEAD, &qp->flags))
 		return false;
 	busy = sroce_qp_receive(qp) >= SROCE_BUDGET;
-	if (test_and_clear_bit(SROCE_QPF_RETRANS, &qp->flags))
+	/*
+	 * A timeout with packets from the peer still queued is this host's
+	 * slowness, not the peer's silence: they may be the ACKs it waits
+	 * for.  Take them in first; the flag stays for the next pass.
+	 */
+	if (!busy && test_and_clear_bit(SROCE_QPF_RETRANS, &qp->flags))
 		sroce_comp_timeout(qp);
 	if (test_and_clear_bit(SROCE_QPF_RNR, &qp->flags))
 		sroce_comp_rnr_expired(qp);
