@@ -153,6 +153,17 @@ static inline void dma_buf_vunmap_unlocked(struct dma_buf *dmabuf,
 #define SROCE_FILL_RES_SRQ_ENTRY(fn)
 #endif
 
+/*
+ * The SRQ's raw entry (fill_res_srq_entry_raw, for the netlink command
+ * RDMA_NLDEV_CMD_RES_SRQ_GET_RAW) came with 6.7; 6.1's core dumps QPs,
+ * CQs and MRs raw, not SRQs.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+#define SROCE_FILL_RES_SRQ_ENTRY_RAW(fn)	.fill_res_srq_entry_raw = (fn),
+#else
+#define SROCE_FILL_RES_SRQ_ENTRY_RAW(fn)
+#endif
+
 /* 6.10 dropped __assign_str()'s source: it is the one __string() named. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
 #define sroce_assign_str(dst, src)	__assign_str(dst)

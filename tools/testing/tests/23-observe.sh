@@ -8,6 +8,10 @@
 # checks, with its traffic's data checked:
 #   rdma res show qp|cq|mr|srq -dd  sroce's fields, with the values the
 #                                   traffic must have left (PSNs, fill)
+#   rdma -r res show qp|cq|mr       the raw entries, decoded as
+#                                   include/uapi/rdma/sroce_restrack.h
+#                                   lays them out: the same as -dd, and
+#                                   the PSNs and indices of the traffic
 #   counters                        rdma_rxe's names, and the sums behind
 #                                   them (sent_pkts = tx_packets, ...)
 #   RNR, a dropped packet, a NAK    an RNR NAK wait; a bad ICRC to a's QP;
@@ -51,11 +55,14 @@ echo 8192 >"$TRACING/buffer_size_kb"
 echo 1 >"$TRACING/events/sroce/enable"
 echo 1 >"$TRACING/tracing_on"
 
-# 6.1's core has no SRQ driver fields (include/sroce/compat.h).
+# 6.1's core has no SRQ driver fields, and dumps SRQs raw from 6.7 on
+# (include/sroce/compat.h).
 srq_details=
 [ "$(printf '%s\n' "$KVER" 6.2 | sort -V | head -n1)" = 6.2 ] &&
 	srq_details=--srq-details
-# shellcheck disable=SC2086 # srq_details is empty or one word
+[ "$(printf '%s\n' "$KVER" 6.7 | sort -V | head -n1)" = 6.7 ] &&
+	srq_details="$srq_details --srq-raw"
+# shellcheck disable=SC2086 # srq_details is empty or flags
 relay run_ns ns0 timeout 200 "$PYTHON" "$SROCE_TESTING/observe.py" \
 	--gid0 "$G0" --gid1 "$G1" --qpns "$PWD/qpns" $srq_details
 
