@@ -78,11 +78,12 @@
  *      responder (the memset of a RESET aside: the QP is not receiving
  *      then, and a stale value only picks a CPU or a path);
  *    - qp->flush_asked: atomic_t, sroce_qp_ask_flush();
- *    - for display only, by rdma res (restrack.c): the PSNs, indices,
- *      retry counts and flags of req, comp and resp, qp->flags and the
- *      queues' lengths, each with READ_ONCE (skb_queue_len_lockless()),
- *      never what they point to.  The values may be stale and from
- *      different moments; nothing is decided on them.
+ *    - for display only, by rdma res (restrack.c, -dd and raw): the
+ *      PSNs, indices, SSN, retry counts, congestion window and flags of
+ *      req, comp and resp, qp->attr, qp->flags and the queues' lengths,
+ *      each with READ_ONCE (skb_queue_len_lockless()), never what they
+ *      point to.  The values may be stale and from different moments;
+ *      nothing is decided on them.
  *
  * 5. Consumer callbacks run under the engine lock with BHs off, on any
  *    CPU, in softirq or process context: the CQ's comp_handler and
