@@ -17,6 +17,7 @@
 #include "main.h"
 #include "mcast.h"
 #include "mmap.h"
+#include "mr_verbs.h"
 #include "netdev.h"
 #include "qp.h"
 #include "restrack.h"

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Memory regions (mr.c): the per-device key table, the MR verbs, and the
- * checked lookups the data path starts from; what it does with the MR it
- * found (copies, atomics, SGE lists) is in mem.h.
+ * Memory regions (mr.c): the per-device key table, an MR's allocation,
+ * and the checked lookups the data path starts from; what it does with
+ * the MR it found (copies, atomics, SGE lists) is in mem.h, the verbs
+ * that make MRs in mr_user.h and mr_verbs.h.
  *
  * Keys.  An MR's lkey and rkey are the same value, index << 8 | key: the
  * index (1 .. SROCE_MAX_MR) comes from the device's table, allocated
@@ -20,7 +21,7 @@
  * kernel virtual address.  A user MR (reg_user_mr) pins pages with
  * ib_umem_get(); its memory is reached with kmap_local_page().  A
  * dma-buf MR (reg_user_mr_dmabuf) is a user MR whose pages are those
- * behind the exporter's vmap of the buffer (mr.c says which exporters
+ * behind the exporter's vmap of the buffer (mr_user.c says which exporters
  * that serves); the data path reaches them as a user MR's.
  * rereg_user_mr changes a user MR in place and keeps its keys: new
  * memory and iova (IB_MR_REREG_TRANS: the new pages are pinned before
@@ -80,12 +81,26 @@ struct sk_buff;
 struct sroce_dev;
 struct sroce_pd;
 
-/* The largest user MR; its page array takes 8 bytes per 4 KiB page. */
-
 #define SROCE_ACCESS_REMOTE	(IB_ACCESS_REMOTE_READ | \
 				 IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_ATOMIC | \
 				 IB_ACCESS_FLUSH_GLOBAL)
+
+/*
+ * The access flags each kind of MR may be given (sroce_check_access()).
+ * MW_BIND lets memory windows be bound to the MR (mw.c); the
+ * IB_ACCESS_OPTIONAL bits are hints a device may ignore.  FLUSH_GLOBAL
+ * is in SROCE_ACCESS_REMOTE.  ON_DEMAND makes a user MR an ODP MR
+ * (odp.h).  Zero-based MRs and FLUSH_PERSISTENT (sroce does not tell
+ * persistent memory apart) are not supported.
+ */
+#define SROCE_ACCESS_USER_MR	(IB_ACCESS_LOCAL_WRITE | SROCE_ACCESS_REMOTE | \
+				 IB_ACCESS_MW_BIND | IB_ACCESS_HUGETLB | \
+				 IB_ACCESS_OPTIONAL)
+#define SROCE_ACCESS_ODP_MR	(SROCE_ACCESS_USER_MR | IB_ACCESS_ON_DEMAND)
+#define SROCE_ACCESS_FAST_REG	(IB_ACCESS_LOCAL_WRITE | SROCE_ACCESS_REMOTE | \
+				 IB_ACCESS_MW_BIND | IB_ACCESS_OPTIONAL)
+#define SROCE_ACCESS_DMA_MR	(IB_ACCESS_LOCAL_WRITE | SROCE_ACCESS_REMOTE)
 
 /* sroce_mr_lookup() @length for a FLUSH of a whole MR: no range check */
 #define SROCE_MR_WHOLE		U64_MAX
@@ -234,7 +249,14 @@ static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
 
 void sroce_mr_table_init(struct sroce_mr_table *table);
 void sroce_mr_table_destroy(struct sroce_mr_table *table);
-void sroce_mr_set_ops(struct ib_device *ibdev);
+
+/* Registration (process context), for mr_user.c and mr_verbs.c */
+int sroce_check_access(int access, int supported);
+struct sroce_mr *sroce_mr_alloc(struct ib_pd *ibpd, enum ib_mr_type type,
+				int access);
+int sroce_mr_publish(struct sroce_mr *mr);
+void sroce_mr_free_lists(struct sroce_mr *mr);
+void sroce_mr_free_unpublished(struct sroce_mr *mr);
 
 /*
  * Whether lookups hold @mr->lock for reading until sroce_mr_put(): every
