@@ -51,7 +51,8 @@
  *            WRITE, READ, SEND, FETCH_ADD into and out of fresh memory,
  *            each across two of sroce's 16 MiB children; madvise, munmap
  *            of a whole child, addresses above the user address space;
- *            advise_mr; the device's cap on children; dereg
+ *            advise_mr; the device's cap on children; traffic while
+ *            a thread empties and remaps the memory; dereg
  *
  * Prints TAP; exits 0 only if every assertion passed.
  */
@@ -1636,6 +1637,118 @@ static void imr_cap(struct ibv_mr *im)
 	munmap(base, len);
 }
 
+/*
+ * Churn: a thread takes the memory of two children away over and over
+ * while WRITEs and READs across their boundary run through the implicit
+ * MR, as target and as local SGE: the children are reaped, made again
+ * and faulted under the traffic.  Every work request must complete (no
+ * hang, no crash).  With MADV_DONTNEED the memory stays mapped, and most
+ * complete successfully; not all need to: a fault that hmm cannot
+ * finish within its second because the MM keeps invalidating the range
+ * fails (-EBUSY), and a READ whose responses keep losing their pages
+ * may run out of its retries (the slow TCG VM gets there).  With munmap
+ * and mmap again an access may also fail with a remote access or local
+ * protection error when it falls into the gap.  Afterwards the MR works,
+ * byte for byte.
+ */
+static char *churn_at;
+static bool churn_unmap;
+
+/* Sets mover_done if it failed (and stopped). */
+static void *churner(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&stop)) {
+		if (!churn_unmap) {
+			if (madvise(churn_at, 2 * CHILD, MADV_DONTNEED))
+				break;
+		} else {
+			if (munmap(churn_at, 2 * CHILD))
+				break;
+			usleep(1000);
+			if (mmap(churn_at, 2 * CHILD, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+				 0) == MAP_FAILED)
+				break;
+		}
+		/* A gap now and then: an access takes longer than 10 ms. */
+		usleep(churn_unmap ? 50000 : 10000);
+	}
+	if (!atomic_load(&stop))
+		atomic_store(&mover_done, true);
+	return NULL;
+}
+
+/* @n accesses under the churn: how many completed, failed, went wrong. */
+static void churn_run(struct ibv_mr *im, unsigned int n, unsigned int *good,
+		      unsigned int *refused, unsigned int *other)
+{
+	char *x = churn_at + CHILD - BIG / 2;
+	unsigned int i;
+	pthread_t th;
+	int st;
+
+	*good = *refused = *other = 0;
+	atomic_store(&stop, false);
+	atomic_store(&mover_done, false);
+	if (pthread_create(&th, NULL, churner, NULL))
+		bail("pthread_create");
+	for (i = 0; i < n && !atomic_load(&mover_done); i++) {
+		if (i % 3 == 2)
+			st = wr1(&pa, IBV_WR_RDMA_WRITE, (uintptr_t)x, BIG,
+				 im->lkey, (uintptr_t)buf1, tmr->rkey, 0, 0);
+		else
+			st = wr1(&pa, i % 3 ? IBV_WR_RDMA_READ :
+				 IBV_WR_RDMA_WRITE, (uintptr_t)pa.lbuf, BIG,
+				 pa.lmr->lkey, (uintptr_t)x, im->rkey, 0, 0);
+		if (!st)
+			(*good)++;
+		else if (st == IBV_WC_REM_ACCESS_ERR ||
+			 st == IBV_WC_LOC_PROT_ERR ||
+			 st == IBV_WC_RETRY_EXC_ERR)
+			(*refused)++;
+		else
+			(*other)++;
+	}
+	atomic_store(&stop, true);
+	pthread_join(th, NULL);
+}
+
+static void imr_churn(struct ibv_mr *im)
+{
+	unsigned int good, refused, other;
+	uint64_t c0[C_N], c1[C_N];
+	size_t len;
+	void *base;
+	char *x;
+
+	churn_at = imr_map(2, &base, &len);
+	x = churn_at + CHILD - BIG / 2;
+	counters(c0);
+	churn_unmap = false;
+	churn_run(im, 60, &good, &refused, &other);
+	counters(c1);
+	diag("churn (madvise): %u done, %u errors, %u other; faults %"
+	     PRIu64 " children %" PRIu64 " invalidations %" PRIu64, good,
+	     refused, other, c1[C_FAULT] - c0[C_FAULT],
+	     c1[C_CHILD] - c0[C_CHILD], c1[C_INVAL] - c0[C_INVAL]);
+	check(good >= 30 && !other && !atomic_load(&mover_done),
+	      "implicit: 60 WRITE/READ while MADV_DONTNEED empties the "
+	      "children: all complete, most of them successfully");
+	churn_unmap = true;
+	churn_run(im, 60, &good, &refused, &other);
+	diag("churn (munmap): %u done, %u errors, %u other", good,
+	     refused, other);
+	check(!other && !atomic_load(&mover_done),
+	      "implicit: 60 WRITE/READ while munmap and mmap churn: each "
+	      "completes, or fails with an access or retry error");
+	fill(pa.lbuf, BIG, 88);
+	check(wr1(&pa, IBV_WR_RDMA_WRITE, (uintptr_t)pa.lbuf, BIG,
+		  pa.lmr->lkey, (uintptr_t)x, im->rkey, 0, 0) == 0 &&
+	      same(x, 88, BIG), "implicit: after the churn, WRITE lands whole");
+	munmap(base, len);
+}
+
 static void case_odp_implicit(void)
 {
 	struct ibv_mr *im;
@@ -1654,6 +1767,7 @@ static void case_odp_implicit(void)
 	imr_invalidate(im, r);
 	imr_advise(im);
 	imr_cap(im);
+	imr_churn(im);
 	/* Deregistered with children still there (what is left of r). */
 	check(!ibv_dereg_mr(im), "implicit: dereg with children in place");
 	munmap(base, len);
