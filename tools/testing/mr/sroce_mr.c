@@ -1671,8 +1671,12 @@ static void *churner(void *arg)
 				 0) == MAP_FAILED)
 				break;
 		}
-		/* A gap now and then: an access takes longer than 10 ms. */
-		usleep(churn_unmap ? 50000 : 10000);
+		/*
+		 * Not faster: the responder checks a READ's whole range
+		 * before it accepts it, and churn at every RNR retry (a
+		 * slow VM's) would keep a READ waiting for good.
+		 */
+		usleep(50000);
 	}
 	if (!atomic_load(&stop))
 		atomic_store(&mover_done, true);
@@ -1726,21 +1730,21 @@ static void imr_churn(struct ibv_mr *im)
 	x = churn_at + CHILD - BIG / 2;
 	counters(c0);
 	churn_unmap = false;
-	churn_run(im, 60, &good, &refused, &other);
+	churn_run(im, 30, &good, &refused, &other);
 	counters(c1);
 	diag("churn (madvise): %u done, %u errors, %u other; faults %"
 	     PRIu64 " children %" PRIu64 " invalidations %" PRIu64, good,
 	     refused, other, c1[C_FAULT] - c0[C_FAULT],
 	     c1[C_CHILD] - c0[C_CHILD], c1[C_INVAL] - c0[C_INVAL]);
-	check(good >= 30 && !other && !atomic_load(&mover_done),
-	      "implicit: 60 WRITE/READ while MADV_DONTNEED empties the "
+	check(good >= 15 && !other && !atomic_load(&mover_done),
+	      "implicit: 30 WRITE/READ while MADV_DONTNEED empties the "
 	      "children: all complete, most of them successfully");
 	churn_unmap = true;
-	churn_run(im, 60, &good, &refused, &other);
+	churn_run(im, 30, &good, &refused, &other);
 	diag("churn (munmap): %u done, %u errors, %u other", good,
 	     refused, other);
 	check(!other && !atomic_load(&mover_done),
-	      "implicit: 60 WRITE/READ while munmap and mmap churn: each "
+	      "implicit: 30 WRITE/READ while munmap and mmap churn: each "
 	      "completes, or fails with an access or retry error");
 	fill(pa.lbuf, BIG, 88);
 	check(wr1(&pa, IBV_WR_RDMA_WRITE, (uintptr_t)pa.lbuf, BIG,

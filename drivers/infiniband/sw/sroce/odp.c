@@ -187,7 +187,10 @@ u32 sroce_odp_mapped_pages(struct sroce_mr *mr)
 
 /* ---------------------------------------------------------- the queue */
 
-/* A fault like @f is queued already (@lock held). */
+/*
+ * A fault like @f is queued already (@lock held).  A prefetch does not
+ * stand in for an access's fault: it would not remember a failure.
+ */
 static bool sroce_odp_queued(struct sroce_odp_queue *q,
 			     const struct sroce_odp_fault *f)
 {
@@ -197,7 +200,7 @@ static bool sroce_odp_queued(struct sroce_odp_queue *q,
 	list_for_each_entry(e, &q->list, list)
 		if (e->key == f->key && e->va <= f->va &&
 		    f->va - e->va < e->len && (e->write || !f->write) &&
-		    !e->no_fault)
+		    !e->no_fault && (!e->prefetch || f->prefetch))
 			return true;
 	return false;
 }
@@ -291,30 +294,31 @@ void sroce_odp_set_err(struct sroce_mr *mr, u64 va)
  * @va: the first user address, inside @odp
  * @len: bytes, inside @odp
  * @write: map writable
- * @fault: fault what is not present (false: map only what is)
+ * @how: SROCE_ODP_MAP_* (odp.h)
  *
- * If the range cannot be mapped at once, page by page from @va, so that
- * the pages before the first bad one are mapped and that one is
- * remembered (sroce_odp_set_err()) for the access that asked.  Process
- * context; sleeps.
+ * If the range cannot be faulted in at once, page by page from @va, so
+ * that the pages before the first bad one are mapped and that one is
+ * remembered (sroce_odp_set_err()) for the access that asked, if one
+ * did (SROCE_ODP_MAP_ACCESS).  Process context; sleeps.
  *
  * Return: 0 or the error of the first bad page.
  */
 int sroce_odp_fault_range(struct sroce_mr *mr, struct ib_umem_odp *odp,
-			  u64 va, u64 len, bool write, bool fault)
+			  u64 va, u64 len, bool write, unsigned int how)
 {
 	u64 psize = BIT_ULL(odp->page_shift), end = va + len;
 	int err;
 
 	if (write && !mr->umem->writable)
 		return -EPERM;
-	err = sroce_odp_map(odp, va, len, write, fault);
-	if (!err || !fault)
+	err = sroce_odp_map(odp, va, len, write, how & SROCE_ODP_MAP_FAULT);
+	if (!err || !(how & SROCE_ODP_MAP_FAULT))
 		return err;
 	for (va = ALIGN_DOWN(va, psize); va < end; va += psize) {
 		err = sroce_odp_map(odp, va, psize, write, true);
 		if (err) {
-			sroce_odp_set_err(mr, va);
+			if (how & SROCE_ODP_MAP_ACCESS)
+				sroce_odp_set_err(mr, va);
 			return err;
 		}
 		cond_resched();
@@ -327,18 +331,20 @@ int sroce_odp_fault_range(struct sroce_mr *mr, struct ib_umem_odp *odp,
  * children of an implicit MR.
  */
 static int sroce_odp_fault_mr(struct sroce_mr *mr, u64 va, u64 len,
-			      bool write, bool fault)
+			      bool write, unsigned int how)
 {
 	if (sroce_mr_implicit(mr))
-		return sroce_odp_imr_fault(mr, va, len, write, fault);
+		return sroce_odp_imr_fault(mr, va, len, write, how);
 	return sroce_odp_fault_range(mr, sroce_mr_odp(mr), va, len, write,
-				     fault);
+				     how);
 }
 
 /* Carry out one queued fault.  Process context. */
 static void sroce_odp_do_fault(struct sroce_dev *sdev,
 			       const struct sroce_odp_fault *f)
 {
+	unsigned int how = (f->no_fault ? 0 : SROCE_ODP_MAP_FAULT) |
+			   (f->prefetch ? 0 : SROCE_ODP_MAP_ACCESS);
 	struct sroce_mr *mr = sroce_mr_get(sdev, f->key);
 	struct ib_umem_odp *odp;
 	u64 start, end;
@@ -358,8 +364,7 @@ static void sroce_odp_do_fault(struct sroce_dev *sdev,
 	}
 	if (start >= end)
 		goto out;
-	err = sroce_odp_fault_mr(mr, start, end - start, f->want_write,
-				 !f->no_fault);
+	err = sroce_odp_fault_mr(mr, start, end - start, f->want_write, how);
 	/*
 	 * Readable is enough (a read-only mapping of a writable MR).  An
 	 * error recorded stays until an access takes it: clearing it here
@@ -367,8 +372,7 @@ static void sroce_odp_do_fault(struct sroce_dev *sdev,
 	 * waits for it, for good.
 	 */
 	if (err && !f->write && f->want_write)
-		err = sroce_odp_fault_mr(mr, start, end - start, false,
-					 !f->no_fault);
+		err = sroce_odp_fault_mr(mr, start, end - start, false, how);
 	if (err) {
 		sroce_count(sdev, SROCE_CNT_ODP_FAULT_ERRORS);
 	} else if (f->prefetch) {
@@ -643,7 +647,8 @@ static int sroce_advise_sync(struct sroce_mr *mr, const struct ib_sge *sge,
 	int err;
 
 	err = sroce_odp_fault_mr(mr, sroce_odp_uva(mr, sge->addr),
-				 sge->length, write, !no_fault);
+				 sge->length, write,
+				 no_fault ? 0 : SROCE_ODP_MAP_FAULT);
 	sroce_count(mr->sdev, err ? SROCE_CNT_ODP_FAULT_ERRORS :
 				    SROCE_CNT_ODP_PREFETCHES);
 	return err ? -EFAULT : 0;

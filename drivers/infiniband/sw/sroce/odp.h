@@ -59,6 +59,7 @@
 #define SROCE_ODP_H
 
 #include <linux/atomic.h>
+#include <linux/bits.h>
 #include <linux/jiffies.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
@@ -128,6 +129,16 @@ int sroce_advise_mr(struct ib_pd *ibpd, enum ib_uverbs_advise_mr_advice advice,
 		    u32 flags, struct ib_sge *sg_list, u32 num_sge,
 		    struct uverbs_attr_bundle *attrs);
 
+/*
+ * How sroce_odp_fault_range() maps a range: MAP_FAULT faults in what is
+ * not present (without it, only what is present is mapped: advise_mr's
+ * PREFETCH_NO_FAULT); MAP_ACCESS says a data path access waits for it,
+ * so a page that cannot be had is remembered for that access (a prefetch
+ * leaves nothing behind for an access that did not ask).
+ */
+#define SROCE_ODP_MAP_FAULT	BIT(0)
+#define SROCE_ODP_MAP_ACCESS	BIT(1)
+
 /* For odp_implicit.c: the same per-umem work on an implicit MR's children. */
 extern const struct mmu_interval_notifier_ops sroce_odp_notifier_ops;
 void sroce_odp_set_err(struct sroce_mr *mr, u64 va);
@@ -136,6 +147,6 @@ int sroce_odp_umem_ready(struct sroce_mr *mr, struct ib_umem_odp *odp,
 			 u64 uva, u64 len, u64 end, bool write);
 void *sroce_odp_umem_va(struct ib_umem_odp *odp, u64 uva, u32 len, u32 *n);
 int sroce_odp_fault_range(struct sroce_mr *mr, struct ib_umem_odp *odp,
-			  u64 va, u64 len, bool write, bool fault);
+			  u64 va, u64 len, bool write, unsigned int how);
 
 #endif /* SROCE_ODP_H */

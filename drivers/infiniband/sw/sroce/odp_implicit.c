@@ -190,16 +190,16 @@ fail:
  * @va: the first user address
  * @len: bytes
  * @write: map writable
- * @fault: fault what is not present (false: map only what is)
+ * @how: SROCE_ODP_MAP_* (odp.h)
  *
  * Child by child; children are made as needed and removed again if
  * they end up mapping nothing.  Process context; sleeps.
  *
  * Return: 0; or the error of the first page that could not be mapped,
- * which is remembered for the access (odp.h).
+ * which is remembered for the access that waits, if one does (odp.h).
  */
 int sroce_odp_imr_fault(struct sroce_mr *mr, u64 va, u64 len, bool write,
-			bool fault)
+			unsigned int how)
 {
 	struct sroce_odp_imr *imr = sroce_odp_imr(mr);
 	struct ib_umem_odp *child;
@@ -218,11 +218,12 @@ int sroce_odp_imr_fault(struct sroce_mr *mr, u64 va, u64 len, bool write,
 		child = sroce_odp_imr_child(imr, va >> SROCE_ODP_CHILD_SHIFT);
 		if (IS_ERR(child)) {
 			err = PTR_ERR(child);
-			sroce_odp_set_err(mr, va);
+			if (how & SROCE_ODP_MAP_ACCESS)
+				sroce_odp_set_err(mr, va);
 			break;
 		}
 		err = sroce_odp_fault_range(mr, child, va, next - va, write,
-					    fault);
+					    how);
 		if (!READ_ONCE(child->npages))
 			sroce_odp_imr_remove(imr, va >> SROCE_ODP_CHILD_SHIFT,
 					     child);

@@ -88,7 +88,7 @@ void sroce_odp_imr_release(struct ib_umem_odp *root);
 int sroce_odp_imr_ready(struct sroce_mr *mr, u64 uva, u64 len, bool write);
 void *sroce_odp_imr_va(struct sroce_mr *mr, u64 uva, u32 len, u32 *n);
 int sroce_odp_imr_fault(struct sroce_mr *mr, u64 va, u64 len, bool write,
-			bool fault);
+			unsigned int how);
 void sroce_odp_imr_emptied(struct sroce_mr *mr);
 u32 sroce_odp_imr_mapped_pages(struct sroce_mr *mr);
 
