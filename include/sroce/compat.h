@@ -174,9 +174,11 @@ static inline void dma_buf_vunmap_unlocked(struct dma_buf *dmabuf,
 /*
  * On-demand paging needs nothing here: rdma/ib_umem_odp.h is the same
  * file on 6.1 and 6.12 (struct ib_umem_odp with pfn_list and dma_list,
- * ib_umem_odp_get/map_dma_and_lock/unmap_dma_pages/release), as are
- * struct ib_odp_caps, IBK_ON_DEMAND_PAGING (a kernel_cap_flags bit since
- * 5.19) and the advise_mr op.  (Later kernels replace dma_list with an
+ * ib_umem_odp_get/map_dma_and_lock/unmap_dma_pages/release, and for
+ * implicit ODP ib_umem_odp_alloc_implicit/alloc_child with an ops
+ * argument on both), as are struct ib_odp_caps, IB_ODP_SUPPORT_IMPLICIT,
+ * IBK_ON_DEMAND_PAGING (a kernel_cap_flags bit since 5.19) and the
+ * advise_mr op.  (Later kernels replace dma_list with an
  * hmm_dma_map: odp.c would need a variant there.)
  */
 

@@ -1,11 +1,11 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""pyverbs on an ODP-capable device: the caps, an ODP MR, advise_mr.
+"""pyverbs on an ODP-capable device: the caps, ODP MRs, advise_mr.
 
 odp_pyverbs.py DEV: prints TAP.  The ODP caps through query_device_ex;
 an MR registered with IBV_ACCESS_ON_DEMAND and written and read through
 MR.write()/MR.read() (the CPU's view); PD.advise_mr() reports what
-librxe (no advise_mr in rdma-core 44) makes of it.
+librxe (no advise_mr in rdma-core 44) makes of it; an implicit ODP MR.
 """
 import sys
 
@@ -54,6 +54,13 @@ def main():
     except PyverbsRDMAError as ex:
         print('# pyverbs advise_mr: %s' % ex)
     mr.close()
+    ok(caps.general_caps & e.IBV_ODP_SUPPORT_IMPLICIT,
+       'query_device_ex says IBV_ODP_SUPPORT_IMPLICIT')
+    imr = m.MR(pd, 0, e.IBV_ACCESS_ON_DEMAND | e.IBV_ACCESS_LOCAL_WRITE |
+               e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ,
+               implicit=True)
+    ok(imr.lkey == imr.rkey, 'an implicit ODP MR (MR(implicit=True))')
+    imr.close()
     pd.close()
     ctx.close()
     print('1..%d' % N)

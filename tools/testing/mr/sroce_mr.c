@@ -35,7 +35,8 @@
  *
  * odp: MRs with IBV_ACCESS_ON_DEMAND over fresh mappings, so that every
  * access faults on sroce's data path (checked through its counters).
- *   caps     ibv_query_device_ex's odp_caps; implicit ODP: EOPNOTSUPP
+ *   caps     ibv_query_device_ex's odp_caps (implicit ODP too); the
+ *            errnos of bad implicit registrations
  *   data     WRITE, READ, SEND and both atomics into and out of ODP
  *            memory, as target and as local SGE: every byte checked
  *   inval    madvise(MADV_DONTNEED), munmap+mmap at the same address:
@@ -46,6 +47,12 @@
  *            no data path fault after it; its errnos
  *   fork     COW: a WRITE after fork lands in the parent's pages, the
  *            child keeps the old data
+ *   implicit one MR over the whole address space (NULL, SIZE_MAX):
+ *            WRITE, READ, SEND, FETCH_ADD into and out of fresh memory,
+ *            each across two of sroce's 16 MiB children; madvise, munmap
+ *            of a whole child, addresses above the user address space;
+ *            advise_mr; the device's cap on children; traffic while
+ *            a thread empties and remaps the memory; dereg
  *
  * Prints TAP; exits 0 only if every assertion passed.
  */
@@ -912,10 +919,14 @@ static void mode_dmabuf(void)
 
 static const char *const odp_counter_names[] = {
 	"odp_misses", "odp_faults", "odp_prefetches", "odp_fault_errors",
-	"odp_invalidations", "rnr_nak_sent",
+	"odp_invalidations", "rnr_nak_sent", "odp_implicit_children",
+	"odp_implicit_refused",
 };
 
-enum { C_MISS, C_FAULT, C_PREFETCH, C_ERR, C_INVAL, C_RNR, C_N };
+enum {
+	C_MISS, C_FAULT, C_PREFETCH, C_ERR, C_INVAL, C_RNR, C_CHILD,
+	C_REFUSED, C_N
+};
 
 /*
  * The port counters of odp_counter_names[], from "rdma statistic" (the
@@ -1045,8 +1056,9 @@ static void case_odp_caps(void)
 	     a.odp_caps.general_caps, a.odp_caps.per_transport_caps.rc_odp_caps,
 	     a.odp_caps.per_transport_caps.uc_odp_caps,
 	     a.odp_caps.per_transport_caps.ud_odp_caps);
-	check(a.odp_caps.general_caps == IBV_ODP_SUPPORT,
-	      "caps: ODP supported, not implicit ODP");
+	check(a.odp_caps.general_caps ==
+	      (IBV_ODP_SUPPORT | IBV_ODP_SUPPORT_IMPLICIT),
+	      "caps: ODP and implicit ODP supported");
 	check((a.odp_caps.per_transport_caps.rc_odp_caps & rc) == rc,
 	      "caps: RC send, recv, write, read, atomic, srq_recv");
 	check((a.odp_caps.per_transport_caps.ud_odp_caps & ud) == ud,
@@ -1122,6 +1134,29 @@ static void case_odp_data(void)
 	munmap(tb, ODP_LEN);
 }
 
+/*
+ * Accesses to unmapped ODP memory at @p (16 KiB of it) through @mr fail:
+ * as the target, with a remote access error; as a local SGE, with a
+ * local protection error (and wr1() connects the pair again).
+ */
+static void odp_unmapped(struct ibv_mr *mr, char *p, const char *label)
+{
+	check(wr1(&pa, IBV_WR_RDMA_WRITE, (uintptr_t)pa.lbuf, MSG,
+		  pa.lmr->lkey, (uintptr_t)p + 4096, mr->rkey, 0, 0) ==
+	      IBV_WC_REM_ACCESS_ERR,
+	      "%sWRITE to unmapped ODP memory: remote access error", label);
+	check(wr1(&pa, IBV_WR_RDMA_READ, (uintptr_t)pa.lbuf, MSG, pa.lmr->lkey,
+		  (uintptr_t)p, mr->rkey, 0, 0) == IBV_WC_REM_ACCESS_ERR,
+	      "%sREAD of it: remote access error", label);
+	check(wr1(&pa, IBV_WR_RDMA_WRITE, (uintptr_t)p + 8192, MSG, mr->lkey,
+		  (uintptr_t)buf1, tmr->rkey, 0, 0) == IBV_WC_LOC_PROT_ERR,
+	      "%sWRITE from it (a local SGE): local protection error", label);
+	check(wr1(&pa, IBV_WR_RDMA_READ, (uintptr_t)p + 12288, MSG, mr->lkey,
+		  (uintptr_t)buf1, tmr->rkey, 0, 0) == IBV_WC_LOC_PROT_ERR,
+	      "%sREAD into it (the response's data): local protection error",
+	      label);
+}
+
 /* The MM takes the pages away under a registered ODP MR. */
 static void case_odp_invalidate(void)
 {
@@ -1166,19 +1201,7 @@ static void case_odp_invalidate(void)
 	      "WRITE to the MR's last 64 KiB");
 	counters(c0);
 	check(!munmap(p, BIG), "munmap of the MR's last 64 KiB");
-	check(wr1(&pa, IBV_WR_RDMA_WRITE, (uintptr_t)pa.lbuf, MSG,
-		  pa.lmr->lkey, (uintptr_t)p + 4096, t->rkey, 0, 0) ==
-	      IBV_WC_REM_ACCESS_ERR,
-	      "WRITE to unmapped ODP memory: remote access error");
-	check(wr1(&pa, IBV_WR_RDMA_READ, (uintptr_t)pa.lbuf, MSG, pa.lmr->lkey,
-		  (uintptr_t)p, t->rkey, 0, 0) == IBV_WC_REM_ACCESS_ERR,
-	      "READ of it: remote access error");
-	check(wr1(&pa, IBV_WR_RDMA_WRITE, (uintptr_t)p + 8192, MSG, t->lkey,
-		  (uintptr_t)buf1, tmr->rkey, 0, 0) == IBV_WC_LOC_PROT_ERR,
-	      "WRITE from it (a local SGE): local protection error");
-	check(wr1(&pa, IBV_WR_RDMA_READ, (uintptr_t)p + 12288, MSG, t->lkey,
-		  (uintptr_t)buf1, tmr->rkey, 0, 0) == IBV_WC_LOC_PROT_ERR,
-	      "READ into it (the response's data): local protection error");
+	odp_unmapped(t, p, "");
 	counters(c1);
 	check(c1[C_ERR] >= c0[C_ERR] + 4, "odp_fault_errors moved (%" PRIu64
 	      ")", c1[C_ERR] - c0[C_ERR]);
@@ -1212,12 +1235,25 @@ static int advise(struct ibv_pd *pd, int advice, uint32_t flags,
 	return 0;
 }
 
+/* Whether odp_prefetches reaches @want within 5 s (the work item's). */
+static bool await_prefetches(uint64_t want)
+{
+	uint64_t c[C_N];
+	double end;
+
+	for (end = now() + 5; now() < end; usleep(1000)) {
+		counters(c);
+		if (c[C_PREFETCH] == want)
+			return true;
+	}
+	return false;
+}
+
 static void case_odp_advise(void)
 {
 	uint64_t c0[C_N], c1[C_N];
 	struct ibv_sge sge;
 	struct ibv_mr *t;
-	double end;
 	char *tb;
 	int err;
 
@@ -1251,12 +1287,7 @@ static void case_odp_advise(void)
 	sge.addr = (uintptr_t)tb + 512 * 1024;
 	check_errno(advise(pa.pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, &sge, 1),
 		    0, "advise_mr PREFETCH, asynchronous");
-	for (end = now() + 5; now() < end; usleep(1000)) {
-		counters(c1);
-		if (c1[C_PREFETCH] == c0[C_PREFETCH] + 2)
-			break;
-	}
-	check(c1[C_PREFETCH] == c0[C_PREFETCH] + 2,
+	check(await_prefetches(c0[C_PREFETCH] + 2),
 	      "the asynchronous prefetch is done by the work item");
 	check_errno(advise(pa.pd, IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT,
 			   IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1), 0,
@@ -1337,9 +1368,16 @@ static void case_odp_errors(void)
 	struct ibv_mr *mr;
 
 	errno = 0;
-	mr = ibv_reg_mr(pa.pd, NULL, SIZE_MAX, ACC_ODP);
-	check(!mr && errno == EOPNOTSUPP,
-	      "implicit ODP (address 0, length SIZE_MAX): EOPNOTSUPP (got %s)",
+	mr = ibv_reg_mr(pa.pd, NULL, SIZE_MAX, ACC_ODP | IBV_ACCESS_HUGETLB);
+	check(!mr && errno == EINVAL,
+	      "implicit ODP with IBV_ACCESS_HUGETLB: EINVAL (got %s)",
+	      mr ? "an MR" : strerror(errno));
+	if (mr)
+		ibv_dereg_mr(mr);
+	errno = 0;
+	mr = ibv_reg_mr_iova(pa.pd, NULL, SIZE_MAX, 4096, ACC_ODP);
+	check(!mr && errno == EINVAL,
+	      "address 0, length SIZE_MAX, iova 4096: EINVAL (got %s)",
 	      mr ? "an MR" : strerror(errno));
 	if (mr)
 		ibv_dereg_mr(mr);
@@ -1384,6 +1422,361 @@ static void case_odp_restrack(void)
 	munmap(tb, ODP_LEN);
 }
 
+/* ---------------------------------------------------------- implicit ODP */
+
+/*
+ * Implicit ODP: one MR over the whole address space, ibv_reg_mr(pd, NULL,
+ * SIZE_MAX, ...).  sroce keeps its pages in children of CHILD bytes,
+ * aligned (odp_implicit.h), made when an access first reaches them: the
+ * accesses below start CHILD / 2 before a boundary of fresh mappings, so
+ * that each spans two children neither of which exists yet.
+ */
+#define CHILD		(16UL << 20)
+#define CHILD_CAP	1024		/* SROCE_ODP_CHILDREN_MAX */
+
+/* A fresh mapping of @n children, aligned to one: its start. */
+static char *imr_map(size_t n, void **base, size_t *len)
+{
+	*len = (n + 1) * CHILD;
+	*base = mmap(NULL, *len, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (*base == MAP_FAILED)
+		bail("mmap of %zu children", n);
+	return (char *)(((uintptr_t)*base + CHILD - 1) & ~(CHILD - 1));
+}
+
+/* WRITE, READ, SEND, atomics into and out of fresh implicit ODP memory. */
+static void imr_data(struct ibv_mr *im, char *r)
+{
+	uint64_t c0[C_N], c1[C_N];
+	char *x, *y;
+
+	counters(c0);
+	x = r + CHILD - BIG / 2;
+	fill(pa.lbuf, BIG, 81);
+	check(wr1(&pa, IBV_WR_RDMA_WRITE, (uintptr_t)pa.lbuf, BIG,
+		  pa.lmr->lkey, (uintptr_t)x, im->rkey, 0, 0) == 0 &&
+	      same(x, 81, BIG),
+	      "implicit: WRITE 64 KiB across two new children, every byte");
+	x = r + 2 * CHILD - BIG / 2;
+	fill(x, BIG, 82);	/* the CPU's pages, not the MR's */
+	memset(pa.lbuf, 0, BIG);
+	check(wr1(&pa, IBV_WR_RDMA_READ, (uintptr_t)pa.lbuf, BIG, pa.lmr->lkey,
+		  (uintptr_t)x, im->rkey, 0, 0) == 0 && same(pa.lbuf, 82, BIG),
+	      "implicit: READ 64 KiB out of it across two children");
+	memset(pa.lbuf, 0x77, BIG);
+	check(wr1(&pa, IBV_WR_RDMA_READ, (uintptr_t)pa.lbuf, BIG, pa.lmr->lkey,
+		  (uintptr_t)r + (4 << 20), im->rkey, 0, 0) == 0 &&
+	      all_bytes(pa.lbuf, 0, BIG),
+	      "implicit: READ of never touched memory brings zeros");
+
+	x = r + 2 * CHILD + (1 << 20);
+	fill(x, BIG, 83);
+	memset(buf1, 0, BIG);
+	check(wr1(&pa, IBV_WR_RDMA_WRITE, (uintptr_t)x, BIG, im->lkey,
+		  (uintptr_t)buf1, tmr->rkey, 0, 0) == 0 && same(buf1, 83, BIG),
+	      "implicit: WRITE out of it by lkey (requester faults)");
+	x = r + 3 * CHILD - BIG / 2;
+	fill(buf1, BIG, 84);
+	check(wr1(&pa, IBV_WR_RDMA_READ, (uintptr_t)x, BIG, im->lkey,
+		  (uintptr_t)buf1, tmr->rkey, 0, 0) == 0 && same(x, 84, BIG),
+	      "implicit: READ into it by lkey across two children (completer)");
+	x = r + CHILD + (5 << 20);
+	y = r + CHILD - MSG / 2;
+	fill(x, MSG, 85);
+	check(send1(&pa, (uintptr_t)x, im->lkey, (uintptr_t)y, im->lkey,
+		    MSG) == 0 && same(y, 85, MSG),
+	      "implicit: SEND out of it into a receive across two children");
+	x = r + 2 * CHILD + (6 << 20);
+	y = r + (7 << 20);
+	check(wr1(&pa, IBV_WR_ATOMIC_FETCH_AND_ADD, (uintptr_t)y, 8, im->lkey,
+		  (uintptr_t)x, im->rkey, 9, 0) == 0 &&
+	      *(uint64_t *)x == 9 && *(uint64_t *)y == 0,
+	      "implicit: FETCH_ADD on it, the old value into it");
+	counters(c1);
+	diag("misses %" PRIu64 " faults %" PRIu64 " children %" PRIu64
+	     " rnr_nak_sent %" PRIu64, c1[C_MISS] - c0[C_MISS],
+	     c1[C_FAULT] - c0[C_FAULT], c1[C_CHILD] - c0[C_CHILD],
+	     c1[C_RNR] - c0[C_RNR]);
+	check(c1[C_MISS] > c0[C_MISS] && c1[C_FAULT] > c0[C_FAULT] &&
+	      c1[C_CHILD] >= c0[C_CHILD] + 3 && c1[C_RNR] > c0[C_RNR] &&
+	      c1[C_ERR] == c0[C_ERR],
+	      "implicit: counters: misses, faults, children made; no errors");
+}
+
+/* The MM takes pages and a whole child's mapping away. */
+static void imr_invalidate(struct ibv_mr *im, char *r)
+{
+	uint64_t c0[C_N], c1[C_N];
+	char *x = r + CHILD - BIG / 2;
+
+	check(!madvise(x, BIG, MADV_DONTNEED), "implicit: madvise(DONTNEED)");
+	memset(pa.lbuf, 0x77, BIG);
+	check(wr1(&pa, IBV_WR_RDMA_READ, (uintptr_t)pa.lbuf, BIG, pa.lmr->lkey,
+		  (uintptr_t)x, im->rkey, 0, 0) == 0 &&
+	      all_bytes(pa.lbuf, 0, BIG),
+	      "implicit: READ after it brings the new (zero) pages");
+
+	counters(c0);
+	check(!munmap(r + CHILD, CHILD), "implicit: munmap of a whole child");
+	x = r + CHILD;
+	odp_unmapped(im, x, "implicit (a whole child): ");
+	check(wr1(&pa, IBV_WR_RDMA_WRITE, (uintptr_t)pa.lbuf, MSG,
+		  pa.lmr->lkey, 0xffff888000000000ULL, im->rkey, 0, 0) ==
+	      IBV_WC_REM_ACCESS_ERR,
+	      "implicit: WRITE above the user address space: remote access error");
+	check(wr1(&pa, IBV_WR_RDMA_READ, (uintptr_t)pa.lbuf, MSG, pa.lmr->lkey,
+		  UINT64_MAX - 100, im->rkey, 0, 0) == IBV_WC_REM_ACCESS_ERR,
+	      "implicit: READ wrapping past 2^64: remote access error");
+	counters(c1);
+	check(c1[C_ERR] >= c0[C_ERR] + 4 && c1[C_INVAL] > c0[C_INVAL],
+	      "implicit: odp_fault_errors and odp_invalidations moved");
+	fill(pa.lbuf, MSG, 86);
+	check(wr1(&pa, IBV_WR_RDMA_WRITE, (uintptr_t)pa.lbuf, MSG,
+		  pa.lmr->lkey, (uintptr_t)r + 8192, im->rkey, 0, 0) == 0 &&
+	      same(r + 8192, 86, MSG),
+	      "implicit: the QP, connected again, still works with the MR");
+}
+
+/* advise_mr on the implicit MR: children made by the prefetch. */
+static void imr_advise(struct ibv_mr *im)
+{
+	uint64_t c0[C_N], c1[C_N];
+	struct ibv_sge sge;
+	size_t len;
+	void *base;
+	char *q;
+
+	q = imr_map(2, &base, &len);
+	counters(c0);
+	sge = (struct ibv_sge){ .addr = (uintptr_t)q + CHILD - 128 * 1024,
+				.length = 256 * 1024, .lkey = im->lkey };
+	check_errno(advise(pa.pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+			   IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1), 0,
+		    "implicit: advise_mr PREFETCH_WRITE, FLUSH across children");
+	fill(pa.lbuf, BIG, 87);
+	check(wr1(&pa, IBV_WR_RDMA_WRITE, (uintptr_t)pa.lbuf, BIG,
+		  pa.lmr->lkey, (uintptr_t)q + CHILD - BIG / 2, im->rkey, 0,
+		  0) == 0 && same(q + CHILD - BIG / 2, 87, BIG),
+	      "implicit: WRITE into the prefetched range");
+	counters(c1);
+	check(c1[C_PREFETCH] == c0[C_PREFETCH] + 1 &&
+	      c1[C_CHILD] == c0[C_CHILD] + 2 && c1[C_MISS] == c0[C_MISS] &&
+	      c1[C_FAULT] == c0[C_FAULT],
+	      "implicit: one prefetch, two children, no data path miss (%"
+	      PRIu64 " %" PRIu64 " %" PRIu64 ")",
+	      c1[C_PREFETCH] - c0[C_PREFETCH], c1[C_CHILD] - c0[C_CHILD],
+	      c1[C_MISS] - c0[C_MISS]);
+	sge.addr = (uintptr_t)q + (4 << 20);
+	check_errno(advise(pa.pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, &sge, 1),
+		    0, "implicit: advise_mr PREFETCH, asynchronous");
+	check(await_prefetches(c0[C_PREFETCH] + 2),
+	      "implicit: the asynchronous prefetch is done by the work item");
+	sge.addr = 0xffff888000000000ULL;
+	check_errno(advise(pa.pd, IBV_ADVISE_MR_ADVICE_PREFETCH,
+			   IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1), EFAULT,
+		    "implicit: advise_mr above the user address space");
+	sge.addr = (uintptr_t)q;
+	check_errno(advise(pb.pd, IBV_ADVISE_MR_ADVICE_PREFETCH,
+			   IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1), ENOENT,
+		    "implicit: advise_mr on another PD's implicit MR");
+	munmap(base, len);
+}
+
+/*
+ * The device's cap on children: one page prefetched in each of more
+ * children than it allows is refused past the cap; once their memory
+ * is unmapped, the children go and new ones can be made.
+ */
+static void imr_cap(struct ibv_mr *im)
+{
+	size_t i, n = CHILD_CAP + 8, len, done = 0;
+	uint64_t c0[C_N], c1[C_N];
+	struct ibv_sge sge;
+	int err = 0, last = 0;
+	void *base;
+	double end;
+	char *q;
+
+	q = imr_map(n, &base, &len);
+	/*
+	 * One 4 KiB page each, not a transparent huge page: 4 MiB, not
+	 * 2 GiB (EINVAL: a kernel without THP, such as the debug kernel).
+	 */
+	if (madvise(base, len, MADV_NOHUGEPAGE) && errno != EINVAL)
+		bail("madvise(MADV_NOHUGEPAGE)");
+	counters(c0);
+	for (i = 0; i < n; i++) {
+		sge = (struct ibv_sge){ .addr = (uintptr_t)q + i * CHILD,
+					.length = 4096, .lkey = im->lkey };
+		last = advise(pa.pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+			      IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+		if (!last)
+			done++;
+		else if (!err)
+			err = last;
+	}
+	counters(c1);
+	diag("prefetched %zu of %zu children; first error %d (%s); refused %"
+	     PRIu64, done, n, err, strerror(err), c1[C_REFUSED] - c0[C_REFUSED]);
+	check(done > CHILD_CAP - 16 && done <= CHILD_CAP && err == EFAULT &&
+	      c1[C_REFUSED] >= c0[C_REFUSED] + n - done,
+	      "implicit: children past the device's cap refused and counted");
+	check(!munmap(base, len), "implicit: munmap of all those children");
+	q = imr_map(1, &base, &len);
+	sge = (struct ibv_sge){ .addr = (uintptr_t)q, .length = 4096,
+				.lkey = im->lkey };
+	/* The emptied children go in a work item: give it a moment. */
+	for (end = now() + 10; now() < end; usleep(10000)) {
+		last = advise(pa.pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+			      IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+		if (!last)
+			break;
+	}
+	check_errno(last, 0, "implicit: after the munmap a child can be made");
+	munmap(base, len);
+}
+
+/*
+ * Churn: a thread takes the memory of two children away over and over
+ * while WRITEs and READs across their boundary run through the implicit
+ * MR, as target and as local SGE: the children are reaped, made again
+ * and faulted under the traffic.  Every work request must complete (no
+ * hang, no crash).  With MADV_DONTNEED the memory stays mapped, and most
+ * complete successfully; not all need to: a fault that hmm cannot
+ * finish within its second because the MM keeps invalidating the range
+ * fails (-EBUSY), and a READ whose responses keep losing their pages
+ * may run out of its retries (the slow TCG VM gets there).  With munmap
+ * and mmap again an access may also fail with a remote access or local
+ * protection error when it falls into the gap.  Afterwards the MR works,
+ * byte for byte.
+ */
+static char *churn_at;
+static bool churn_unmap;
+
+/* Sets mover_done if it failed (and stopped). */
+static void *churner(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&stop)) {
+		if (!churn_unmap) {
+			if (madvise(churn_at, 2 * CHILD, MADV_DONTNEED))
+				break;
+		} else {
+			if (munmap(churn_at, 2 * CHILD))
+				break;
+			usleep(1000);
+			if (mmap(churn_at, 2 * CHILD, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+				 0) == MAP_FAILED)
+				break;
+		}
+		/*
+		 * Not faster: the responder checks a READ's whole range
+		 * before it accepts it, and churn at every RNR retry (a
+		 * slow VM's) would keep a READ waiting for good.
+		 */
+		usleep(50000);
+	}
+	if (!atomic_load(&stop))
+		atomic_store(&mover_done, true);
+	return NULL;
+}
+
+/* @n accesses under the churn: how many completed, failed, went wrong. */
+static void churn_run(struct ibv_mr *im, unsigned int n, unsigned int *good,
+		      unsigned int *refused, unsigned int *other)
+{
+	char *x = churn_at + CHILD - BIG / 2;
+	unsigned int i;
+	pthread_t th;
+	int st;
+
+	*good = *refused = *other = 0;
+	atomic_store(&stop, false);
+	atomic_store(&mover_done, false);
+	if (pthread_create(&th, NULL, churner, NULL))
+		bail("pthread_create");
+	for (i = 0; i < n && !atomic_load(&mover_done); i++) {
+		if (i % 3 == 2)
+			st = wr1(&pa, IBV_WR_RDMA_WRITE, (uintptr_t)x, BIG,
+				 im->lkey, (uintptr_t)buf1, tmr->rkey, 0, 0);
+		else
+			st = wr1(&pa, i % 3 ? IBV_WR_RDMA_READ :
+				 IBV_WR_RDMA_WRITE, (uintptr_t)pa.lbuf, BIG,
+				 pa.lmr->lkey, (uintptr_t)x, im->rkey, 0, 0);
+		if (!st)
+			(*good)++;
+		else if (st == IBV_WC_REM_ACCESS_ERR ||
+			 st == IBV_WC_LOC_PROT_ERR ||
+			 st == IBV_WC_RETRY_EXC_ERR)
+			(*refused)++;
+		else
+			(*other)++;
+	}
+	atomic_store(&stop, true);
+	pthread_join(th, NULL);
+}
+
+static void imr_churn(struct ibv_mr *im)
+{
+	unsigned int good, refused, other;
+	uint64_t c0[C_N], c1[C_N];
+	size_t len;
+	void *base;
+	char *x;
+
+	churn_at = imr_map(2, &base, &len);
+	x = churn_at + CHILD - BIG / 2;
+	counters(c0);
+	churn_unmap = false;
+	churn_run(im, 30, &good, &refused, &other);
+	counters(c1);
+	diag("churn (madvise): %u done, %u errors, %u other; faults %"
+	     PRIu64 " children %" PRIu64 " invalidations %" PRIu64, good,
+	     refused, other, c1[C_FAULT] - c0[C_FAULT],
+	     c1[C_CHILD] - c0[C_CHILD], c1[C_INVAL] - c0[C_INVAL]);
+	check(good >= 15 && !other && !atomic_load(&mover_done),
+	      "implicit: 30 WRITE/READ while MADV_DONTNEED empties the "
+	      "children: all complete, most of them successfully");
+	churn_unmap = true;
+	churn_run(im, 30, &good, &refused, &other);
+	diag("churn (munmap): %u done, %u errors, %u other", good,
+	     refused, other);
+	check(!other && !atomic_load(&mover_done),
+	      "implicit: 30 WRITE/READ while munmap and mmap churn: each "
+	      "completes, or fails with an access or retry error");
+	fill(pa.lbuf, BIG, 88);
+	check(wr1(&pa, IBV_WR_RDMA_WRITE, (uintptr_t)pa.lbuf, BIG,
+		  pa.lmr->lkey, (uintptr_t)x, im->rkey, 0, 0) == 0 &&
+	      same(x, 88, BIG), "implicit: after the churn, WRITE lands whole");
+	munmap(base, len);
+}
+
+static void case_odp_implicit(void)
+{
+	struct ibv_mr *im;
+	size_t len;
+	void *base;
+	char *r;
+
+	errno = 0;
+	im = ibv_reg_mr(pa.pd, NULL, SIZE_MAX, ACC_ODP);
+	if (!check(im && im->lkey == im->rkey,
+		   "implicit ODP MR (address 0, length SIZE_MAX) registered (%s)",
+		   im ? "ok" : strerror(errno)))
+		return;
+	r = imr_map(3, &base, &len);
+	imr_data(im, r);
+	imr_invalidate(im, r);
+	imr_advise(im);
+	imr_cap(im);
+	imr_churn(im);
+	/* Deregistered with children still there (what is left of r). */
+	check(!ibv_dereg_mr(im), "implicit: dereg with children in place");
+	munmap(base, len);
+}
+
 static void mode_odp(void)
 {
 	case_odp_caps();
@@ -1393,6 +1786,7 @@ static void mode_odp(void)
 	case_odp_advise();
 	case_odp_fork();
 	case_odp_restrack();
+	case_odp_implicit();
 }
 
 int main(int argc, char **argv)

@@ -51,6 +51,8 @@ enum sroce_counter {
 	SROCE_CNT_ODP_FAULT_ERRORS,	/* ODP faults that failed (no memory there) */
 	SROCE_CNT_ODP_FAULT_DROPS,	/* ODP faults the queue had no room for */
 	SROCE_CNT_ODP_INVALIDATIONS,	/* MM invalidations of ODP pages */
+	SROCE_CNT_ODP_CHILDREN,		/* implicit ODP children made */
+	SROCE_CNT_ODP_CHILD_REFUSED,	/* implicit ODP children over the cap */
 	SROCE_NUM_COUNTERS
 };
 

@@ -150,7 +150,8 @@ enum sroce_mr_state {
  * @iova: the first address of the MR (a kernel address for a DMA MR)
  * @length: its length in bytes
  * @umem: user MR: the pinned memory, or an ODP MR's ib_umem_odp
- *	(nothing pinned, odp.h); NULL for a dma-buf MR
+ *	(nothing pinned, odp.h; an implicit one's root, odp_implicit.h);
+ *	NULL for a dma-buf MR
  * @odp: @umem is an ODP MR's, set before the MR is published
  * @dmabuf: dma-buf MR (reg_user_mr_dmabuf): the buffer, referenced,
  *	vmapped and in CPU access from registration to dereg

@@ -62,14 +62,15 @@ static bool sroce_user_range_ok(u64 length, u64 iova)
 	       iova <= U64_MAX - length;
 }
 
-/* What a new user MR (or dma-buf MR, or ODP MR) may be given. */
-static int sroce_user_mr_check(int access, u64 length, u64 iova)
+/* What a new user MR (dma-buf, ODP, implicit ODP: odp.h) may be given. */
+static int sroce_user_mr_check(int access, u64 start, u64 length, u64 iova)
 {
 	int err = sroce_check_access(access, access & IB_ACCESS_ON_DEMAND ?
 					     SROCE_ACCESS_ODP_MR :
 					     SROCE_ACCESS_USER_MR);
 
-	if (!err && !sroce_user_range_ok(length, iova))
+	if (!err && !sroce_user_range_ok(length, iova) &&
+	    !sroce_odp_implicit(access, start, length, iova))
 		err = -EINVAL;
 	return err;
 }
@@ -102,13 +103,13 @@ static struct ib_mr *sroce_reg_odp_mr(struct ib_pd *ibpd, u64 start,
 		return ERR_CAST(umem);
 	mr = sroce_mr_alloc(ibpd, IB_MR_TYPE_USER, access);
 	if (IS_ERR(mr)) {
-		ib_umem_release(umem);
+		sroce_odp_umem_release(umem);
 		return ERR_CAST(mr);
 	}
 	sroce_odp_attach(mr, umem);
 	err = sroce_user_mr_publish(mr, iova, length);
 	if (err) {
-		ib_umem_release(umem);
+		sroce_odp_umem_release(umem);
 		mr->umem = NULL;
 		mr->odp = false;
 		sroce_mr_free_unpublished(mr);
@@ -128,10 +129,7 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	struct sroce_mr *mr;
 	int err;
 
-	/* Implicit ODP (start 0, length U64_MAX) gets -EOPNOTSUPP there. */
-	if (access & IB_ACCESS_ON_DEMAND && !start && length == U64_MAX)
-		return ERR_PTR(-EOPNOTSUPP);
-	err = sroce_user_mr_check(access, length, iova);
+	err = sroce_user_mr_check(access, start, length, iova);
 	if (err)
 		return ERR_PTR(err);
 	if (access & IB_ACCESS_ON_DEMAND)
@@ -269,7 +267,7 @@ struct ib_mr *sroce_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
 	struct sroce_mr *mr;
 	int err;
 
-	err = sroce_user_mr_check(access, length, iova);
+	err = sroce_user_mr_check(access, U64_MAX, length, iova);
 	if (err)
 		return ERR_PTR(err);
 
@@ -297,7 +295,7 @@ struct ib_mr *sroce_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
  */
 void sroce_mr_user_release(struct sroce_mr *mr)
 {
-	ib_umem_release(mr->umem);
+	sroce_odp_umem_release(mr->umem);
 	mr->umem = NULL;
 	sroce_dmabuf_close(mr);
 }

@@ -16,6 +16,7 @@
 
 #include "sroce.h"
 #include "odp.h"
+#include "odp_implicit.h"
 
 #if IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING)
 
@@ -45,6 +46,12 @@ struct sroce_odp_fault {
 static struct ib_umem_odp *sroce_mr_odp(const struct sroce_mr *mr)
 {
 	return to_ib_umem_odp(mr->umem);
+}
+
+/* An implicit ODP MR (odp_implicit.h): its umem is the children's root. */
+static bool sroce_mr_implicit(const struct sroce_mr *mr)
+{
+	return sroce_mr_odp(mr)->is_implicit_odp;
 }
 
 /* The user address of @iova in @mr (their difference is fixed). */
@@ -86,12 +93,16 @@ static bool sroce_odp_invalidate(struct mmu_interval_notifier *mni,
 		ib_umem_odp_unmap_dma_pages(odp, start, end);
 		write_unlock_bh(&mr->lock);
 		sroce_count(mr->sdev, SROCE_CNT_ODP_INVALIDATIONS);
+		/* A child of an implicit MR that maps nothing goes. */
+		if (odp != sroce_mr_odp(mr) && !odp->npages)
+			sroce_odp_imr_emptied(mr);
 	}
 	mutex_unlock(&odp->umem_mutex);
 	return true;
 }
 
-static const struct mmu_interval_notifier_ops sroce_odp_ops = {
+/* Of explicit ODP MRs and of the children of implicit ones. */
+const struct mmu_interval_notifier_ops sroce_odp_notifier_ops = {
 	.invalidate = sroce_odp_invalidate,
 };
 
@@ -102,17 +113,23 @@ static const struct mmu_interval_notifier_ops sroce_odp_ops = {
  * @length: bytes
  * @access: the MR's access flags, IB_ACCESS_ON_DEMAND among them
  *
- * Nothing is pinned or mapped.  Process context (reg_user_mr).
+ * Nothing is pinned or mapped.  Process context (reg_user_mr).  With
+ * start 0 and length U64_MAX, the root of an implicit ODP MR
+ * (odp_implicit.h).
  *
- * Return: the umem, or an ERR_PTR.  (Implicit ODP, the whole address
- * space, does not come here: reg_user_mr refuses it.)
+ * Return: the umem, or an ERR_PTR.  Release it with
+ * sroce_odp_umem_release().
  */
 struct ib_umem *sroce_odp_get(struct ib_device *ibdev, u64 start, u64 length,
 			      int access)
 {
 	struct ib_umem_odp *odp;
 
-	odp = ib_umem_odp_get(ibdev, start, length, access, &sroce_odp_ops);
+	if (!start && length == U64_MAX)
+		odp = sroce_odp_imr_get(ibdev, access);
+	else
+		odp = ib_umem_odp_get(ibdev, start, length, access,
+				      &sroce_odp_notifier_ops);
 	if (IS_ERR(odp))
 		return ERR_CAST(odp);
 	return &odp->umem;
@@ -129,6 +146,13 @@ void sroce_odp_attach(struct sroce_mr *mr, struct ib_umem *umem)
 {
 	struct ib_umem_odp *odp = to_ib_umem_odp(umem);
 
+	if (odp->is_implicit_odp) {
+		/* No notifier: only the children have one. */
+		sroce_odp_imr_attach(mr, odp);
+		mr->umem = umem;
+		mr->odp = true;
+		return;
+	}
 	mutex_lock(&odp->umem_mutex);
 	mr->umem = umem;
 	mr->odp = true;
@@ -136,15 +160,37 @@ void sroce_odp_attach(struct sroce_mr *mr, struct ib_umem *umem)
 	mutex_unlock(&odp->umem_mutex);
 }
 
-/* Pages an ODP MR has mapped now (rdma res); 0 for any other MR. */
-u32 sroce_odp_mapped_pages(const struct sroce_mr *mr)
+/**
+ * sroce_odp_umem_release - let the umem of a user MR go
+ * @umem: any user MR's (ib_umem_get() or sroce_odp_get()), or NULL
+ *
+ * An implicit ODP MR's children go before their root.  No access uses
+ * the MR any more.  Process context.
+ */
+void sroce_odp_umem_release(struct ib_umem *umem)
 {
-	return sroce_mr_is_odp(mr) ? READ_ONCE(sroce_mr_odp(mr)->npages) : 0;
+	if (umem && umem->is_odp && to_ib_umem_odp(umem)->is_implicit_odp)
+		sroce_odp_imr_release(to_ib_umem_odp(umem));
+	else
+		ib_umem_release(umem);
+}
+
+/* Pages an ODP MR has mapped now (rdma res); 0 for any other MR. */
+u32 sroce_odp_mapped_pages(struct sroce_mr *mr)
+{
+	if (!sroce_mr_is_odp(mr))
+		return 0;
+	if (sroce_mr_implicit(mr))
+		return sroce_odp_imr_mapped_pages(mr);
+	return READ_ONCE(sroce_mr_odp(mr)->npages);
 }
 
 /* ---------------------------------------------------------- the queue */
 
-/* A fault like @f is queued already (@lock held). */
+/*
+ * A fault like @f is queued already (@lock held).  A prefetch does not
+ * stand in for an access's fault: it would not remember a failure.
+ */
 static bool sroce_odp_queued(struct sroce_odp_queue *q,
 			     const struct sroce_odp_fault *f)
 {
@@ -154,7 +200,7 @@ static bool sroce_odp_queued(struct sroce_odp_queue *q,
 	list_for_each_entry(e, &q->list, list)
 		if (e->key == f->key && e->va <= f->va &&
 		    f->va - e->va < e->len && (e->write || !f->write) &&
-		    !e->no_fault)
+		    !e->no_fault && (!e->prefetch || f->prefetch))
 			return true;
 	return false;
 }
@@ -227,30 +273,52 @@ static int sroce_odp_map(struct ib_umem_odp *odp, u64 va, u64 len, bool write,
 	return 0;
 }
 
-/*
- * Fault in [@va, @va + @len) of @mr.  If that fails, page by page from
- * @va, so that the pages before the first bad one are mapped and that
- * one is remembered (mr->odp_err_va) for the access that asked.
+/**
+ * sroce_odp_set_err - remember that the page at @va of @mr cannot be had
+ * @mr: an ODP MR
+ * @va: a user address in the page
+ *
+ * For the access that asked (sroce_odp_missing()).
+ */
+void sroce_odp_set_err(struct sroce_mr *mr, u64 va)
+{
+	WRITE_ONCE(mr->odp_err_when, jiffies);
+	/* Bit 0 tells an error at address 0 from none. */
+	WRITE_ONCE(mr->odp_err_va, ALIGN_DOWN(va, PAGE_SIZE) | 1);
+}
+
+/**
+ * sroce_odp_fault_range - fault in a range of an ODP umem of @mr
+ * @mr: the MR, referenced
+ * @odp: its umem, or a child of it (implicit ODP)
+ * @va: the first user address, inside @odp
+ * @len: bytes, inside @odp
+ * @write: map writable
+ * @how: SROCE_ODP_MAP_* (odp.h)
+ *
+ * If the range cannot be faulted in at once, page by page from @va, so
+ * that the pages before the first bad one are mapped and that one is
+ * remembered (sroce_odp_set_err()) for the access that asked, if one
+ * did (SROCE_ODP_MAP_ACCESS).  Process context; sleeps.
+ *
  * Return: 0 or the error of the first bad page.
  */
-static int sroce_odp_fault_range(struct sroce_mr *mr, u64 va, u64 len,
-				 bool write, bool fault)
+int sroce_odp_fault_range(struct sroce_mr *mr, struct ib_umem_odp *odp,
+			  u64 va, u64 len, bool write, unsigned int how)
 {
-	struct ib_umem_odp *odp = sroce_mr_odp(mr);
 	u64 psize = BIT_ULL(odp->page_shift), end = va + len;
 	int err;
 
 	if (write && !mr->umem->writable)
 		return -EPERM;
-	err = sroce_odp_map(odp, va, len, write, fault);
-	if (!err || !fault)
+	err = sroce_odp_map(odp, va, len, write, how & SROCE_ODP_MAP_FAULT);
+	if (!err || !(how & SROCE_ODP_MAP_FAULT))
 		return err;
 	for (va = ALIGN_DOWN(va, psize); va < end; va += psize) {
 		err = sroce_odp_map(odp, va, psize, write, true);
 		if (err) {
-			/* Bit 0 tells an error at address 0 from none. */
-			WRITE_ONCE(mr->odp_err_when, jiffies);
-			WRITE_ONCE(mr->odp_err_va, va | 1);
+			if (how & SROCE_ODP_MAP_ACCESS)
+				sroce_odp_set_err(mr, va);
 			return err;
 		}
 		cond_resched();
@@ -258,10 +326,25 @@ static int sroce_odp_fault_range(struct sroce_mr *mr, u64 va, u64 len,
 	return 0;
 }
 
+/*
+ * Fault in [@va, @va + @len) of @mr (inside it): of its umem, or of the
+ * children of an implicit MR.
+ */
+static int sroce_odp_fault_mr(struct sroce_mr *mr, u64 va, u64 len,
+			      bool write, unsigned int how)
+{
+	if (sroce_mr_implicit(mr))
+		return sroce_odp_imr_fault(mr, va, len, write, how);
+	return sroce_odp_fault_range(mr, sroce_mr_odp(mr), va, len, write,
+				     how);
+}
+
 /* Carry out one queued fault.  Process context. */
 static void sroce_odp_do_fault(struct sroce_dev *sdev,
 			       const struct sroce_odp_fault *f)
 {
+	unsigned int how = (f->no_fault ? 0 : SROCE_ODP_MAP_FAULT) |
+			   (f->prefetch ? 0 : SROCE_ODP_MAP_ACCESS);
 	struct sroce_mr *mr = sroce_mr_get(sdev, f->key);
 	struct ib_umem_odp *odp;
 	u64 start, end;
@@ -273,12 +356,15 @@ static void sroce_odp_do_fault(struct sroce_dev *sdev,
 	if (READ_ONCE(mr->key) != f->key || !sroce_mr_is_odp(mr))
 		goto out;
 	odp = sroce_mr_odp(mr);
-	start = max_t(u64, f->va, ib_umem_start(odp));
-	end = min_t(u64, f->va + f->len, ib_umem_end(odp));
+	start = f->va;
+	end = f->va + f->len;
+	if (!odp->is_implicit_odp) {
+		start = max_t(u64, start, ib_umem_start(odp));
+		end = min_t(u64, end, ib_umem_end(odp));
+	}
 	if (start >= end)
 		goto out;
-	err = sroce_odp_fault_range(mr, start, end - start, f->want_write,
-				    !f->no_fault);
+	err = sroce_odp_fault_mr(mr, start, end - start, f->want_write, how);
 	/*
 	 * Readable is enough (a read-only mapping of a writable MR).  An
 	 * error recorded stays until an access takes it: clearing it here
@@ -286,8 +372,7 @@ static void sroce_odp_do_fault(struct sroce_dev *sdev,
 	 * waits for it, for good.
 	 */
 	if (err && !f->write && f->want_write)
-		err = sroce_odp_fault_range(mr, start, end - start, false,
-					    !f->no_fault);
+		err = sroce_odp_fault_mr(mr, start, end - start, false, how);
 	if (err) {
 		sroce_count(sdev, SROCE_CNT_ODP_FAULT_ERRORS);
 	} else if (f->prefetch) {
@@ -340,16 +425,18 @@ void sroce_odp_dev_init(struct sroce_dev *sdev)
  * sroce_odp_set_caps - what a device tells of ODP (query_device)
  * @a: its attributes
  *
- * Explicit ODP MRs, for every operation of RC, UC and UD that reaches
- * memory through an MR; no implicit ODP.  6.1 and 6.12 name these alike
- * (IBK_ON_DEMAND_PAGING is a kernel_cap_flags bit on both).
+ * Explicit and implicit ODP MRs, for every operation of RC, UC and UD
+ * that reaches memory through an MR.  6.1 and 6.12 name these alike
+ * (IBK_ON_DEMAND_PAGING is a kernel_cap_flags bit on both).  max_mr_size
+ * stays the limit of explicit MRs; an implicit one spans the user
+ * address space whatever it is.
  */
 void sroce_odp_set_caps(struct ib_device_attr *a)
 {
 	struct ib_odp_caps *caps = &a->odp_caps;
 
 	a->kernel_cap_flags |= IBK_ON_DEMAND_PAGING;
-	caps->general_caps = IB_ODP_SUPPORT;
+	caps->general_caps = IB_ODP_SUPPORT | IB_ODP_SUPPORT_IMPLICIT;
 	caps->per_transport_caps.rc_odp_caps = IB_ODP_SUPPORT_SEND |
 		IB_ODP_SUPPORT_RECV | IB_ODP_SUPPORT_WRITE |
 		IB_ODP_SUPPORT_READ | IB_ODP_SUPPORT_ATOMIC |
@@ -381,11 +468,19 @@ void sroce_odp_dev_destroy(struct sroce_dev *sdev)
 
 /* ---------------------------------------------------- the data path */
 
-/*
- * The page at @uva is not mapped for the access: the error a fault of it
- * left (taken), or -EAGAIN with a fault asked for up to @end.
+/**
+ * sroce_odp_missing - the data path found a page of @mr not mapped
+ * @mr: from sroce_mr_lookup()
+ * @uva: the page's user address
+ * @end: the end of the access
+ * @write: the access writes
+ *
+ * Any context.
+ *
+ * Return: the error a fault of the page left (taken), or -EAGAIN with a
+ * fault asked for from @uva up to @end.
  */
-static int sroce_odp_missing(struct sroce_mr *mr, u64 uva, u64 end, bool write)
+int sroce_odp_missing(struct sroce_mr *mr, u64 uva, u64 end, bool write)
 {
 	unsigned long err_va = READ_ONCE(mr->odp_err_va);
 
@@ -418,19 +513,40 @@ static int sroce_odp_missing(struct sroce_mr *mr, u64 uva, u64 end, bool write)
  */
 int sroce_odp_ready(struct sroce_mr *mr, u64 iova, u64 len, bool write)
 {
-	struct ib_umem_odp *odp = sroce_mr_odp(mr);
-	u64 need = ODP_READ_ALLOWED_BIT | (write ? ODP_WRITE_ALLOWED_BIT : 0);
-	u64 uva = sroce_odp_uva(mr, iova), start = ib_umem_start(odp);
-	unsigned int shift = odp->page_shift;
-	u64 i, last;
+	u64 uva = sroce_odp_uva(mr, iova);
 
 	if (!len)
 		return 0;
+	if (sroce_mr_implicit(mr))
+		return sroce_odp_imr_ready(mr, uva, len, write);
+	return sroce_odp_umem_ready(mr, sroce_mr_odp(mr), uva, len, uva + len,
+				    write);
+}
+
+/**
+ * sroce_odp_umem_ready - are the pages of a range of an ODP umem mapped?
+ * @mr: the MR, from sroce_mr_lookup()
+ * @odp: its umem, or a child of it
+ * @uva: the first user address, inside @odp
+ * @len: bytes, not 0, inside @odp
+ * @end: the end of the whole access (for the fault asked for)
+ * @write: the access writes
+ *
+ * Return: as sroce_odp_ready().
+ */
+int sroce_odp_umem_ready(struct sroce_mr *mr, struct ib_umem_odp *odp,
+			 u64 uva, u64 len, u64 end, bool write)
+{
+	u64 need = ODP_READ_ALLOWED_BIT | (write ? ODP_WRITE_ALLOWED_BIT : 0);
+	u64 start = ib_umem_start(odp);
+	unsigned int shift = odp->page_shift;
+	u64 i, last;
+
 	last = (uva + len - 1 - start) >> shift;
 	for (i = (uva - start) >> shift; i <= last; i++)
 		if ((READ_ONCE(odp->dma_list[i]) & need) != need)
 			return sroce_odp_missing(mr, start + (i << shift),
-						 uva + len, write);
+						 end, write);
 	return 0;
 }
 
@@ -446,9 +562,25 @@ int sroce_odp_ready(struct sroce_mr *mr, u64 iova, u64 len, bool write)
  */
 void *sroce_odp_va(struct sroce_mr *mr, u64 iova, u32 len, u32 *n)
 {
-	struct ib_umem_odp *odp = sroce_mr_odp(mr);
-	u64 uva = sroce_odp_uva(mr, iova), off;
-	u64 psize = BIT_ULL(odp->page_shift);
+	u64 uva = sroce_odp_uva(mr, iova);
+
+	if (sroce_mr_implicit(mr))
+		return sroce_odp_imr_va(mr, uva, len, n);
+	return sroce_odp_umem_va(sroce_mr_odp(mr), uva, len, n);
+}
+
+/**
+ * sroce_odp_umem_va - the kernel address of memory of an ODP umem
+ * @odp: an ODP MR's umem, or a child of it
+ * @uva: the user address, inside @odp
+ * @len: bytes wanted
+ * @n: how many of them (at most @len) are contiguous from there
+ *
+ * Return: as sroce_odp_va().
+ */
+void *sroce_odp_umem_va(struct ib_umem_odp *odp, u64 uva, u32 len, u32 *n)
+{
+	u64 psize = BIT_ULL(odp->page_shift), off;
 	dma_addr_t dma;
 
 	off = uva - ib_umem_start(odp);
@@ -514,8 +646,9 @@ static int sroce_advise_sync(struct sroce_mr *mr, const struct ib_sge *sge,
 {
 	int err;
 
-	err = sroce_odp_fault_range(mr, sroce_odp_uva(mr, sge->addr),
-				    sge->length, write, !no_fault);
+	err = sroce_odp_fault_mr(mr, sroce_odp_uva(mr, sge->addr),
+				 sge->length, write,
+				 no_fault ? 0 : SROCE_ODP_MAP_FAULT);
 	sroce_count(mr->sdev, err ? SROCE_CNT_ODP_FAULT_ERRORS :
 				    SROCE_CNT_ODP_PREFETCHES);
 	return err ? -EFAULT : 0;
@@ -603,7 +736,12 @@ void sroce_odp_attach(struct sroce_mr *mr, struct ib_umem *umem)
 {
 }
 
-u32 sroce_odp_mapped_pages(const struct sroce_mr *mr)
+void sroce_odp_umem_release(struct ib_umem *umem)
+{
+	ib_umem_release(umem);
+}
+
+u32 sroce_odp_mapped_pages(struct sroce_mr *mr)
 {
 	return 0;
 }

@@ -50,10 +50,16 @@
  * meanwhile is simply not found.  The work item holds the MR (a lookup
  * reference) only while it faults it; dereg_mr waits for that, and
  * device removal cancels the work and frees what is queued.
+ *
+ * Implicit ODP MRs (the whole address space) keep their pages in
+ * children made on demand: odp_implicit.h.  To the data path a missing
+ * child is a missing page.
  */
 #ifndef SROCE_ODP_H
 #define SROCE_ODP_H
 
+#include <linux/atomic.h>
+#include <linux/bits.h>
 #include <linux/jiffies.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
@@ -61,6 +67,9 @@
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
+struct ib_umem;
+struct ib_umem_odp;
+struct mmu_interval_notifier_ops;
 struct sroce_dev;
 struct sroce_mr;
 
@@ -82,6 +91,8 @@ struct sroce_mr;
  * @len: entries in @list, at most SROCE_ODP_FAULT_MAX
  * @dead: the device is going: queue nothing more
  * @work: faults what is queued
+ * @children: children of implicit ODP MRs the device has, at most
+ *	SROCE_ODP_CHILDREN_MAX (odp_implicit.h)
  */
 struct sroce_odp_queue {
 	spinlock_t lock;	/* @list, @len, @dead */
@@ -89,7 +100,19 @@ struct sroce_odp_queue {
 	unsigned int len;
 	bool dead;
 	struct work_struct work;
+	atomic_t children;
 };
+
+/*
+ * reg_user_mr's implicit ODP MR: the whole address space (start 0,
+ * length U64_MAX; iova 0).
+ */
+static inline bool sroce_odp_implicit(int access, u64 start, u64 length,
+				      u64 iova)
+{
+	return (access & IB_ACCESS_ON_DEMAND) && !start &&
+	       length == U64_MAX && !iova;
+}
 
 void sroce_odp_dev_init(struct sroce_dev *sdev);
 void sroce_odp_set_caps(struct ib_device_attr *a);
@@ -98,11 +121,32 @@ void sroce_odp_dev_destroy(struct sroce_dev *sdev);
 struct ib_umem *sroce_odp_get(struct ib_device *ibdev, u64 start, u64 length,
 			      int access);
 void sroce_odp_attach(struct sroce_mr *mr, struct ib_umem *umem);
+void sroce_odp_umem_release(struct ib_umem *umem);
 int sroce_odp_ready(struct sroce_mr *mr, u64 iova, u64 len, bool write);
 void *sroce_odp_va(struct sroce_mr *mr, u64 iova, u32 len, u32 *n);
-u32 sroce_odp_mapped_pages(const struct sroce_mr *mr);
+u32 sroce_odp_mapped_pages(struct sroce_mr *mr);
 int sroce_advise_mr(struct ib_pd *ibpd, enum ib_uverbs_advise_mr_advice advice,
 		    u32 flags, struct ib_sge *sg_list, u32 num_sge,
 		    struct uverbs_attr_bundle *attrs);
+
+/*
+ * How sroce_odp_fault_range() maps a range: MAP_FAULT faults in what is
+ * not present (without it, only what is present is mapped: advise_mr's
+ * PREFETCH_NO_FAULT); MAP_ACCESS says a data path access waits for it,
+ * so a page that cannot be had is remembered for that access (a prefetch
+ * leaves nothing behind for an access that did not ask).
+ */
+#define SROCE_ODP_MAP_FAULT	BIT(0)
+#define SROCE_ODP_MAP_ACCESS	BIT(1)
+
+/* For odp_implicit.c: the same per-umem work on an implicit MR's children. */
+extern const struct mmu_interval_notifier_ops sroce_odp_notifier_ops;
+void sroce_odp_set_err(struct sroce_mr *mr, u64 va);
+int sroce_odp_missing(struct sroce_mr *mr, u64 uva, u64 end, bool write);
+int sroce_odp_umem_ready(struct sroce_mr *mr, struct ib_umem_odp *odp,
+			 u64 uva, u64 len, u64 end, bool write);
+void *sroce_odp_umem_va(struct ib_umem_odp *odp, u64 uva, u32 len, u32 *n);
+int sroce_odp_fault_range(struct sroce_mr *mr, struct ib_umem_odp *odp,
+			  u64 va, u64 len, bool write, unsigned int how);
 
 #endif /* SROCE_ODP_H */

@@ -208,7 +208,7 @@ struct sroce_res_mr_pages {
 	u32 page_size;
 };
 
-static struct sroce_res_mr_pages sroce_res_mr_pages(const struct sroce_mr *mr)
+static struct sroce_res_mr_pages sroce_res_mr_pages(struct sroce_mr *mr)
 {
 	struct sroce_res_mr_pages p = {};
 
