@@ -30,14 +30,14 @@
 
 /*
  * An RC requester asks for an ACK at least every this many packets, and
- * at least twice a window (sroce_req_ack_every()).
+ * at least four times a window (sroce_req_ack_due()).
  */
 #define SROCE_ACK_EVERY		64
 
 /*
  * Should the packet at req.psn ask for an ACK?  The last of a message
  * does, and one every SROCE_ACK_EVERY; and, for a window shrunk by
- * losses (cwnd.h), one every half window and the one that fills it: the
+ * losses (cwnd.h), one every quarter window and the one that fills it: the
  * window must never close on packets the responder has no reason to
  * acknowledge yet.
  */
