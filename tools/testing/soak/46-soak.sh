@@ -25,7 +25,8 @@
 # how often each failure comes.  SROCE_SOAK_OPS: some of write,read,send.
 # SROCE_SOAK_PCAP=1: capture the RoCE headers on veth0 and, if a round
 # failed, show how each connection ended (../soak/roce_tail.py) and keep
-# the capture next to the TAP (46-soak.pcap).  SROCE_SOAK_WINDOW=W: capture
+# the capture next to the TAP (46-soak.pcap; =keep: keep it whatever
+# happened, for roce_tail.py --stalls).  SROCE_SOAK_WINDOW=W: capture
 # too, and fail if a connection had more than W SEND/WRITE PSNs in flight
 # (roce_tail.py --window; the RC window is 512).  The per-CPU backlog
 # drops (/proc/net/softnet_stat) are printed at the end: on 6.1 a storm
@@ -43,6 +44,9 @@ OPS=${SROCE_SOAK_OPS:-write,read,send}
 # SROCE_SOAK_QP_TIMEOUT: the QPs' local ACK timeout exponent (default 14).
 QP_TIMEOUT=${SROCE_SOAK_QP_TIMEOUT:-14}
 # SROCE_SOAK_NETEM: other netem options, or "none" for a clean wire.
+# SROCE_SOAK_ARP_OFF=1: once traffic flows, no ARP gets through and the
+# neighbour entries are to be probed within ~0.1 s of no confirmation
+# (arp_off below): only the QPs' own confirmations keep them valid.
 NETEM=${SROCE_SOAK_NETEM:-delay 1ms reorder 5% 50% loss 5% duplicate 1% corrupt 0.1%}
 # The counters of the summary (make soak's table), then the other ones
 # worth seeing; a counter the driver does not have is left out.
@@ -115,6 +119,52 @@ failures() {
 	cat client-*.log 2>/dev/null | grep -c '^# soak: failure'
 }
 
+# The neighbour sysctls arp_off sets, on a veth.
+NEIGH_FAST=(base_reachable_time_ms=100 delay_first_probe_time=0
+	retrans_time_ms=50 ucast_solicit=1 mcast_solicit=1 app_solicit=0)
+
+# arp_off: on both veths, drop every ARP packet that arrives, make the
+# neighbour entries expire and fail within a fraction of a second unless
+# confirmed, and make them STALE now (a REACHABLE entry's timer would
+# otherwise keep the old 30 s).  Sends then reach the peer only while
+# the sender confirms the peer's entry (tx.c, sroce_tx_peer_alive()).
+arp_off() {
+	local nsdev ns dev peer v args
+
+	for nsdev in ns0:veth0:10.0.0.2 ns1:veth1:10.0.0.1; do
+		IFS=: read -r ns dev peer <<<"$nsdev"
+		args=()
+		for v in "${NEIGH_FAST[@]}"; do
+			args+=("net.ipv4.neigh.$dev.$v")
+		done
+		run_ns "$ns" sysctl -qw "${args[@]}" &&
+			run_ns "$ns" tc qdisc add dev "$dev" clsact &&
+			run_ns "$ns" tc filter add dev "$dev" ingress protocol arp \
+				matchall action drop &&
+			run_ns "$ns" ip neigh change "$peer" dev "$dev" nud stale ||
+			return 1
+	done
+}
+
+# arp_stats: the ARP resolutions that failed and the packets dropped
+# waiting for one, all namespaces (/proc/net/stat/arp_cache, per CPU).
+arp_stats() {
+	local cols failed=0 discards=0
+
+	while read -r -a cols; do
+		[[ ${cols[6]} =~ ^[0-9a-f]+$ ]] || continue
+		failed=$((failed + 0x${cols[6]}))
+		discards=$((discards + 0x${cols[11]}))
+	done </proc/net/stat/arp_cache
+	echo "res_failed $failed, unresolved_discards $discards"
+}
+
+# neigh_states: each side's neighbour entry for its peer.
+neigh_states() {
+	echo "ns0: $(run_ns ns0 ip neigh show 10.0.0.2 dev veth0);" \
+		"ns1: $(run_ns ns1 ip neigh show 10.0.0.1 dev veth1)"
+}
+
 # rate BYTES MS: MB/s (10^6), one decimal.
 rate() {
 	local ms=$(($2 > 0 ? $2 : 1))
@@ -182,6 +232,12 @@ for ((i = 0; i < QPS; i++)); do
 	CLIENTS+=($!)
 done
 PIDS="${SERVERS[*]} ${CLIENTS[*]} $TCPDUMP"
+if [ -n "${SROCE_SOAK_ARP_OFF:-}" ]; then
+	poll_until 60 bash -c "[ \$(cat /sys/class/infiniband/sroce0/ports/1/hw_counters/tx_packets) -gt 500 ]" ||
+		diag "no traffic after 60 s"
+	check "traffic flows; ARP off: ${NEIGH_FAST[*]}, ARP dropped, entries STALE" arp_off
+	diag "neighbour entries: $(neigh_states)"
+fi
 
 # softnet: each CPU's packets processed, dropped (backlog full), squeezed.
 softnet() {
@@ -241,6 +297,14 @@ for dev in veth0:ns0 veth1:ns1; do
 done
 diag "counters, sroce0 + sroce1: $(counters "${COUNTERS[@]}" "${MORE_COUNTERS[@]}")"
 diag "per-CPU backlogs (softnet_stat): $(softnet)"
+diag "ARP: $(arp_stats)"
+if [ -n "${SROCE_SOAK_ARP_OFF:-}" ]; then
+	states=$(neigh_states)
+	check "both neighbour entries still valid at the end: $states" \
+		bash -c "! grep -qE 'FAILED|INCOMPLETE' <<<'$states'"
+	diag "ARP dropped: $(run_ns ns0 tc -s filter show dev veth0 ingress | grep -o 'Sent [0-9]* bytes [0-9]* pkt') (veth0)," \
+		"$(run_ns ns1 tc -s filter show dev veth1 ingress | grep -o 'Sent [0-9]* bytes [0-9]* pkt') (veth1)"
+fi
 echo "# soak-summary: kernel=$KVER netem=${NETEM// /_} bytes=$done_bytes ms=$ms mbps=$(rate "$done_bytes" "$ms")" \
 	"qps=$QPS failed_rounds=$(failures) $(counters "${COUNTERS[@]}" "${MORE_COUNTERS[@]}")"
 if [ -n "$TCPDUMP" ]; then
@@ -254,8 +318,10 @@ if [ -n "$TCPDUMP" ]; then
 		check "at most $SROCE_SOAK_WINDOW SEND/WRITE PSNs in flight: ${inflight//$'\n'/; }" \
 			test "$rc" = 0
 	fi
-	if [ "$(failures)" -gt 0 ]; then
+	if [ "$(failures)" -gt 0 ] || [ "$SROCE_SOAK_PCAP" = keep ]; then
 		[ -z "${SROCE_TEST_OUT:-}" ] || cp soak.pcap "$SROCE_TEST_OUT/46-soak.pcap"
+	fi
+	if [ "$(failures)" -gt 0 ]; then
 		diag "how each connection ended:" \
 			"$($PYTHON "$SROCE_REPO/tools/testing/soak/roce_tail.py" soak.pcap 60 2>&1)"
 	fi

@@ -4,7 +4,7 @@
 
     roce_tail.py FILE.pcap [N]
     roce_tail.py --window W FILE.pcap
-
+    roce_tail.py --stalls FILE.pcap
 
 Reads a classic pcap (tcpdump -w, Ethernet, IPv4, as 46-soak.sh takes it
 with SROCE_SOAK_PCAP=1) and prints, for each pair of QPs, its last N
@@ -19,6 +19,14 @@ NAK seen coming back), and exits 1 if that is more than W: a requester
 keeps at most its window of packets unacknowledged.  Taken on the
 requester's side, the count never overstates: an ACK is seen before the
 requester takes it in, and a packet lost before the capture is not seen.
+
+With --stalls it prints, for each direction of requests, how many times
+the oldest PSN not yet acknowledged was sent before an answer moved the
+acknowledged PSN on, and the longest time from its first send to that answer (1: sent once; 2: sent again once, after a timeout or
+a NAK; ...), as a histogram over the whole capture, and the longest such
+wait.  A QP ends in RETRY_EXC_ERR at retry_cnt + 2 sends; losses that are
+independent make each count rarer than the one before by about the loss
+rate, so a tail that falls off more slowly is a stall to look into.
 """
 
 import struct
@@ -151,9 +159,55 @@ def window(path, limit):
     return 1 if worst > limit else 0
 
 
+def stalls(path):
+    """Histogram of retries from the oldest unacknowledged PSN."""
+    conns = {}
+    t0 = None
+    for t, src, dst, _, op, psn, _, syn in packets(path, aeth=True):
+        t0 = t if t0 is None else t0
+        if op <= 0x0c:
+            c = conns.setdefault((src, dst), {"acked": None, "sent": {},
+                                              "base": 0, "hist": {},
+                                              "longest": (0, 0, 0)})
+            if c["acked"] is None:
+                c["acked"] = (psn - 1) % PSN_MOD
+            if psn_after(psn, c["acked"]) > 0:
+                # PSN -> [sends, time of the first]
+                c["sent"].setdefault(psn, [0, t])[0] += 1
+            continue
+        c = conns.get((dst, src))
+        a = acked_psn(op, syn, psn) if op == 0x11 else psn
+        if c is None or c["acked"] is None or a is None or \
+           psn_after(a, c["acked"]) <= 0:
+            continue
+        oldest = c["sent"].get((c["acked"] + 1) % PSN_MOD)
+        if oldest:
+            # Sends since it became the oldest, but for its first.
+            retries = oldest[0] - max(c["base"], 1)
+            c["hist"][retries] = c["hist"].get(retries, 0) + 1
+            if t - oldest[1] > c["longest"][0]:
+                c["longest"] = (t - oldest[1], oldest[1] - t0,
+                                (c["acked"] + 1) % PSN_MOD)
+        c["acked"] = a
+        c["sent"] = {p: v for p, v in c["sent"].items()
+                     if psn_after(p, a) > 0}
+        c["base"] = c["sent"].get((a + 1) % PSN_MOD, [0])[0]
+    for (src, dst), c in sorted(conns.items()):
+        if sum(c["hist"].values()) < 100:
+            continue    # a corrupted address, or a connection of a moment
+        print("%s -> %s: retries from the oldest unacknowledged PSN %s;"
+              " longest wait %.0f ms (PSN %d, first sent at %.3f s)" % (
+                  ".".join(map(str, src)), ".".join(map(str, dst)),
+                  " ".join("%d:%d" % kv for kv in sorted(c["hist"].items())),
+                  c["longest"][0] * 1000, c["longest"][2], c["longest"][1]))
+    return 0
+
+
 def main():
     if sys.argv[1] == "--window":
         sys.exit(window(sys.argv[3], int(sys.argv[2])))
+    if sys.argv[1] == "--stalls":
+        sys.exit(stalls(sys.argv[2]))
     path = sys.argv[1]
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 40
     # Packets by destination (address, QPN).  A request to (b, R) from a

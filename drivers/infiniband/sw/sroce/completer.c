@@ -21,6 +21,7 @@
 #include "requester.h"
 #include "timers.h"
 #include "trace.h"
+#include "tx.h"
 
 static enum ib_wc_opcode sroce_wc_opcode(u32 opcode)
 {
@@ -143,6 +144,7 @@ static void sroce_comp_progress(struct sroce_qp *qp, u32 psn)
 		sroce_cwnd_acked(&qp->req.cwnd,
 				 (psn - qp->comp.psn) & SROCE_PSN_MASK);
 		WRITE_ONCE(qp->comp.psn, psn);
+		sroce_tx_peer_alive(qp);
 		qp->comp.seq_retry = false;
 		qp->comp.reasked = false;
 	}

@@ -162,6 +162,10 @@ struct sroce_qp_attr {
  * @attr: attributes from modify_qp
  * @src_port: UDP source port of our packets (ECMP entropy per QP)
  * @route: an RC or UC QP's route to its peer, per CPU (tx.c)
+ * @peer_alive: jiffies when an RC peer last showed that our packets
+ *	reach it (sroce_tx_peer_alive()); the engine's
+ * @neigh_confirmed: @peer_alive when the peer's neighbour entry was last
+ *	confirmed from it (tx.c); the engine's
  * @sq: send queue
  * @rq: receive queue (unused with @srq)
  * @req: requester state
@@ -203,6 +207,8 @@ struct sroce_qp {
 	struct sroce_qp_attr attr;
 	u16 src_port;
 	struct dst_cache route;
+	unsigned long peer_alive;
+	unsigned long neigh_confirmed;
 
 	struct sroce_sq sq;
 	struct sroce_rq rq;

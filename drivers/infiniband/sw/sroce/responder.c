@@ -27,6 +27,7 @@
 #include "rq.h"
 #include "rx.h"
 #include "timers.h"
+#include "tx.h"
 
 /* The operations sroce responds to (FLUSH and ATOMIC WRITE: RC only). */
 #define SROCE_RESP_OPS	(SROCE_F_SEND | SROCE_F_WRITE | SROCE_F_READ_REQ | \
@@ -419,7 +420,9 @@ static void sroce_rc_rcv_one(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	err = sroce_resp_check(qp, pkt);
 	if (!err)
 		err = sroce_rc_execute(qp, pkt, skb);
-	if (err == -EAGAIN)
+	if (!err)
+		sroce_tx_peer_alive(qp);
+	else if (err == -EAGAIN)
 		sroce_rc_rnr(qp, pkt->psn);
 	else if (err)
 		sroce_rc_fail(qp, pkt->psn, err);

@@ -443,6 +443,45 @@ int sroce_tx_qp_init(struct sroce_qp *qp)
 }
 
 /**
+ * sroce_tx_peer_alive - an RC peer showed that our packets reach it
+ * @qp: an RC QP
+ *
+ * The completer calls this when an ACK or response acknowledges requests
+ * not acknowledged before, the responder when a request arrives in
+ * sequence: our ACKs got through, or the requester could not have sent
+ * past its window.  Such an upper-layer confirmation is what keeps a
+ * neighbour entry REACHABLE without ARP or ND probes (TCP gives it on
+ * each ACK of new data, UDP senders with MSG_CONFIRM): unconfirmed, the
+ * entry goes STALE every ~30 s of traffic and is probed, and on a lossy
+ * link lost probes fail the entry, dropping every packet for the seconds
+ * a new resolution takes: eight of our retransmit timeouts, and the QP
+ * ends in IB_WC_RETRY_EXC_ERR while the peer is there all along.
+ *
+ * Context: the QP's engine.
+ */
+void sroce_tx_peer_alive(struct sroce_qp *qp)
+{
+	WRITE_ONCE(qp->peer_alive, jiffies);
+}
+
+/*
+ * Confirm the neighbour @dst leads to, once per tick at most, while the
+ * peer is alive (sroce_tx_peer_alive()).  Context: the QP's engine.
+ */
+static void sroce_tx_confirm_neigh(struct sroce_qp *qp,
+				   const struct sroce_av *av,
+				   struct dst_entry *dst, bool ipv4)
+{
+	unsigned long alive = READ_ONCE(qp->peer_alive);
+
+	if (alive == qp->neigh_confirmed)
+		return;
+	qp->neigh_confirmed = alive;
+	dst_confirm_neigh(dst, ipv4 ? (const void *)&av->daddr.s6_addr32[3] :
+				      (const void *)&av->daddr);
+}
+
+/**
  * sroce_tx_qp_path_changed - forget the cached route
  * @qp: a QP whose address vector modify_qp has just set
  */
@@ -577,6 +616,8 @@ static int sroce_tx_one(struct sroce_qp *qp, const struct sroce_av *av,
 	dst = sroce_tx_route(qp, net, sk, av, ipv4);
 	if (IS_ERR(dst))
 		goto drop;
+	if (qp->ibqp.qp_type == IB_QPT_RC && av == &qp->attr.av)
+		sroce_tx_confirm_neigh(qp, av, dst, ipv4);
 	skb_dst_set(skb, dst);
 	skb->dev = dst->dev;
 	err = ipv4 ? ip_local_out(net, sk, skb) : ip6_local_out(net, sk, skb);

@@ -47,6 +47,7 @@ int sroce_tx_rxe_flush(struct sroce_qp *qp, const struct sroce_av *av,
 		       struct sk_buff *skb);
 int sroce_tx_qp_init(struct sroce_qp *qp);
 void sroce_tx_qp_path_changed(struct sroce_qp *qp);
+void sroce_tx_peer_alive(struct sroce_qp *qp);
 void sroce_tx_qp_cleanup(struct sroce_qp *qp);
 void sroce_tx_exit(void);
 
