@@ -26,7 +26,8 @@
 # SROCE_SOAK_PCAP=1: capture the RoCE headers on veth0 and, if a round
 # failed, show how each connection ended (../soak/roce_tail.py) and keep
 # the capture next to the TAP (46-soak.pcap; =keep: keep it whatever
-# happened, for roce_tail.py --stalls).  SROCE_SOAK_WINDOW=W: capture
+# happened, for roce_tail.py --stalls).  SROCE_SOAK_STOP=1: stop at the
+# first failed round (to capture one without waiting for the rest).  SROCE_SOAK_WINDOW=W: capture
 # too, and fail if a connection had more than W SEND/WRITE PSNs in flight
 # (roce_tail.py --window; the RC window is 512).  The per-CPU backlog
 # drops (/proc/net/softnet_stat) are printed at the end: on 6.1 a storm
@@ -268,6 +269,11 @@ while running; do
 			"$(rate "$done_bytes" "$ms") MB/s, $(failures) rounds failed;" \
 			"$(counters "${COUNTERS[@]}")"
 		while [ "$next" -le "$done_bytes" ]; do next=$((next + STEP)); done
+	fi
+	if [ -n "${SROCE_SOAK_STOP:-}" ] && [ "$(failures)" -gt 0 ]; then
+		diag "SROCE_SOAK_STOP: a round failed, the soak stops here"
+		kill "${CLIENTS[@]}" "${SERVERS[@]}" 2>/dev/null
+		break
 	fi
 done
 ms=$(($(ms_now) - start))
