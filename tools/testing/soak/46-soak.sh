@@ -27,8 +27,8 @@
 # failed, show how each connection ended (../soak/roce_tail.py) and keep
 # the capture next to the TAP (46-soak.pcap; =keep: keep it whatever
 # happened, for roce_tail.py --stalls).  SROCE_SOAK_STOP=1: stop at the
-# first failed round (to capture one without waiting for the rest).  SROCE_SOAK_WINDOW=W: capture
-# too, and fail if a connection had more than W SEND/WRITE PSNs in flight
+# first failed round (to capture one without waiting for the rest).
+# SROCE_SOAK_WINDOW=W: capture too, and fail if a connection had more than W SEND/WRITE PSNs in flight
 # (roce_tail.py --window; the RC window is 512).  The per-CPU backlog
 # drops (/proc/net/softnet_stat) are printed at the end: on 6.1 a storm
 # of packets can overflow them before sroce ever sees a packet.
@@ -45,9 +45,9 @@ OPS=${SROCE_SOAK_OPS:-write,read,send}
 # SROCE_SOAK_QP_TIMEOUT: the QPs' local ACK timeout exponent (default 14).
 QP_TIMEOUT=${SROCE_SOAK_QP_TIMEOUT:-14}
 # SROCE_SOAK_NETEM: other netem options, or "none" for a clean wire.
-# SROCE_SOAK_ARP_OFF=1: once traffic flows, no ARP gets through and the
+# SROCE_SOAK_ARP_OFF=1: no ARP gets through, and once traffic flows the
 # neighbour entries are probed, and fail, within ~1 s of no confirmation
-# (arp_off below): only the QPs' own confirmations keep them valid.
+# (arp_off, arp_stale below): only the QPs' own confirmations keep them.
 NETEM=${SROCE_SOAK_NETEM:-delay 1ms reorder 5% 50% loss 5% duplicate 1% corrupt 0.1%}
 # The counters of the summary (make soak's table), then the other ones
 # worth seeing; a counter the driver does not have is left out.
@@ -153,6 +153,11 @@ arp_off() {
 	done
 }
 
+# traffic_flows: sroce0 has sent some packets.
+traffic_flows() {
+	[ "$(counter sroce0 tx_packets)" -gt 500 ]
+}
+
 # arp_stale: both entries STALE now, while traffic flows.
 arp_stale() {
 	run_ns ns0 ip neigh change 10.0.0.2 dev veth0 nud stale &&
@@ -249,8 +254,7 @@ for ((i = 0; i < QPS; i++)); do
 done
 PIDS="${SERVERS[*]} ${CLIENTS[*]} $TCPDUMP"
 if [ -n "${SROCE_SOAK_ARP_OFF:-}" ]; then
-	poll_until 60 bash -c "[ \$(cat /sys/class/infiniband/sroce0/ports/1/hw_counters/tx_packets) -gt 500 ]" ||
-		diag "no traffic after 60 s"
+	poll_until 60 traffic_flows || diag "no traffic after 60 s"
 	check "traffic flows; both neighbour entries made STALE" arp_stale
 	arp_off_at=$(ms_now)
 	diag "neighbour entries: $(neigh_states)"

@@ -20,13 +20,15 @@ keeps at most its window of packets unacknowledged.  Taken on the
 requester's side, the count never overstates: an ACK is seen before the
 requester takes it in, and a packet lost before the capture is not seen.
 
-With --stalls it prints, for each direction of requests, how many times
-the oldest PSN not yet acknowledged was sent before an answer moved the
-acknowledged PSN on, and the longest time from its first send to that answer (1: sent once; 2: sent again once, after a timeout or
-a NAK; ...), as a histogram over the whole capture, and the longest such
-wait.  A QP ends in RETRY_EXC_ERR at retry_cnt + 2 sends; losses that are
-independent make each count rarer than the one before by about the loss
-rate, so a tail that falls off more slowly is a stall to look into.
+With --stalls it prints, for each direction of requests, a histogram
+over the whole capture of how many times the oldest PSN not yet
+acknowledged was sent again (after a timeout or a NAK) before an answer
+moved the acknowledged PSN on (0: sent once), and the longest time from
+its first send to that answer.  A QP ends in RETRY_EXC_ERR after
+retry_cnt + 1 of them; losses that are independent make each count
+rarer than the one before by about the loss rate, so a tail that falls
+off more slowly is a stall to look into.  (A copy netem made counts as
+a resend.)
 """
 
 import struct

@@ -5,10 +5,10 @@
 # 49-neigh: RC WRITE, READ and SEND on two QPs while no ARP gets
 # through and each side's neighbour entry for the other is to be probed
 # (and, its probes lost, failed) within ~1 s of going unconfirmed
-# (46-soak.sh, SROCE_SOAK_ARP_OFF), for 2 s or more.  A QP whose peer answers confirms the
-# entry (tx.c, sroce_tx_peer_alive()), as TCP does on each ACK of new
-# data: every round completes, every byte checked, and both entries are
-# still valid at the end.
+# (46-soak.sh, SROCE_SOAK_ARP_OFF), for 2 s or more.  A QP whose peer
+# answers confirms the entry (tx.c, sroce_tx_peer_alive()), as TCP does
+# on each ACK of new data: every round completes, every byte checked, no
+# QP runs out of retries.
 #
 # Before the QPs confirmed their peers, the entries went STALE every
 # ~30 s of traffic and were probed; on the soak's lossy wire a probe
