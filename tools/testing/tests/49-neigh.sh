@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # timeout: 300
 #
-# 49-neigh: RC WRITE, READ and SEND on two QPs while no ARP gets
-# through and each side's neighbour entry for the other is to be probed
-# (and, its probes lost, failed) within ~1 s of going unconfirmed
+# 49-neigh: RC WRITE, READ and SEND on two QPs while no ARP request is
+# answered and each side's neighbour entry for the other is to be probed
+# (and, its probes unanswered, failed) within ~1 s of going unconfirmed
 # (46-soak.sh, SROCE_SOAK_ARP_OFF), for 2 s or more.  A QP whose peer
 # answers confirms the entry (tx.c, sroce_tx_peer_alive()), as TCP does
 # on each ACK of new data: every round completes, every byte checked, no
