@@ -29,7 +29,9 @@
 # happened, for roce_tail.py --stalls).  SROCE_SOAK_STOP=1: stop at the
 # first failed round (to capture one without waiting for the rest).
 # SROCE_SOAK_WINDOW=W: capture too, and fail if a connection had more than W SEND/WRITE PSNs in flight
-# (roce_tail.py --window; the RC window is 512).  The per-CPU backlog
+# (roce_tail.py --window; the RC window is 512).  SROCE_SOAK_REASK=MS:
+# capture too, and fail if a READ was asked for a third time within MS
+# ms (roce_tail.py --reasks: a storm of READs asked again).  The per-CPU backlog
 # drops (/proc/net/softnet_stat) are printed at the end: on 6.1 a storm
 # of packets can overflow them before sroce ever sees a packet.
 #
@@ -228,7 +230,7 @@ fi
 diag "soak: $TOTAL bytes over $QPS QPs ($PER_QP each), a line per $STEP bytes, kernel $KVER"
 PIDS=
 TCPDUMP=
-[ -z "${SROCE_SOAK_WINDOW:-}" ] || SROCE_SOAK_PCAP=1
+[ -z "${SROCE_SOAK_WINDOW:-}${SROCE_SOAK_REASK:-}" ] || SROCE_SOAK_PCAP=${SROCE_SOAK_PCAP:-1}
 if [ -n "${SROCE_SOAK_PCAP:-}" ]; then
 	run_ns ns0 tcpdump -i veth0 -s 80 -w soak.pcap udp port 4791 2>tcpdump.log &
 	TCPDUMP=$!
@@ -343,6 +345,13 @@ if [ -n "$TCPDUMP" ]; then
 		inflight=$($PYTHON "$SROCE_REPO/tools/testing/soak/roce_tail.py" \
 			--window "$SROCE_SOAK_WINDOW" soak.pcap 2>&1) || rc=$?
 		check "at most $SROCE_SOAK_WINDOW SEND/WRITE PSNs in flight: ${inflight//$'\n'/; }" \
+			test "$rc" = 0
+	fi
+	if [ -n "${SROCE_SOAK_REASK:-}" ]; then
+		rc=0
+		reasks=$($PYTHON "$SROCE_REPO/tools/testing/soak/roce_tail.py" \
+			--reasks "$SROCE_SOAK_REASK" soak.pcap 2>&1) || rc=$?
+		check "no READ asked for a third time within $SROCE_SOAK_REASK ms: $reasks" \
 			test "$rc" = 0
 	fi
 	if [ "$(failures)" -gt 0 ] || [ "$SROCE_SOAK_PCAP" = keep ]; then

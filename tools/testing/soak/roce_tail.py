@@ -5,6 +5,7 @@
     roce_tail.py FILE.pcap [N]
     roce_tail.py --window W FILE.pcap
     roce_tail.py --stalls FILE.pcap
+    roce_tail.py --reasks MS FILE.pcap
 
 Reads a classic pcap (tcpdump -w, Ethernet, IPv4, as 46-soak.sh takes it
 with SROCE_SOAK_PCAP=1) and prints, for each pair of QPs, its last N
@@ -29,6 +30,16 @@ retry_cnt + 1 of them; losses that are independent make each count
 rarer than the one before by about the loss rate, so a tail that falls
 off more slowly is a stall to look into.  (A copy netem made counts as
 a resend.)
+
+With --reasks MS it counts the READ requests that ask for a PSN asked
+for twice already within the last MS milliseconds, and exits 1 if there
+is one.  A READ request is sent once, asked again once when its
+responses are lost (a gap the held responses do not fill), and again
+only after a retransmit timeout: asking again each time the wait for the
+held ones ran out (4 ms) while the answer to the last request was still
+behind the old responses in flight made the responder stream the whole
+READ again for each, a storm that filled the per-CPU backlogs.  (Take
+the capture without netem's duplicates: a copy counts as an ask.)
 """
 
 import struct
@@ -205,7 +216,31 @@ def stalls(path):
     return 0
 
 
+def reasks(path, ms):
+    """READ requests for a PSN asked for twice already within ms."""
+    asks, total, storms, worst = {}, 0, 0, None
+    for t, src, dst, qpn, op, psn, _ in packets(path):
+        if op != 0x0c:
+            continue
+        total += 1
+        key = (src, dst, qpn)
+        prev = asks.get(key)
+        times = [x for x in prev[1] if t - x <= ms / 1000.0] \
+            if prev and prev[0] == psn else []
+        if len(times) >= 2:
+            storms += 1
+            if worst is None or len(times) + 1 > worst[0]:
+                worst = (len(times) + 1, psn)
+        asks[key] = (psn, times + [t])
+    print("%d READ requests, %d asking a third time or more within %d ms%s" % (
+        total, storms, ms, "" if worst is None else
+        " (PSN %d asked %d times)" % (worst[1], worst[0])))
+    return 1 if storms else 0
+
+
 def main():
+    if sys.argv[1] == "--reasks":
+        sys.exit(reasks(sys.argv[3], int(sys.argv[2])))
     if sys.argv[1] == "--window":
         sys.exit(window(sys.argv[3], int(sys.argv[2])))
     if sys.argv[1] == "--stalls":

@@ -527,9 +527,8 @@ static void sroce_comp_release_held(struct sroce_qp *qp)
  * restarted the peer's stream each time, a storm that filled the
  * backlogs and cost other QPs their packets (one READ asked for 73
  * times).  So, as the IBTA has a requester do, they are dropped until
- * the answer fills the gap (progress); if the request to ask again was
- * lost, the wait for the held ones runs out and asks again
- * (sroce_comp_reorder_expired()).
+ * the answer fills the gap (progress); if the request to ask again or
+ * its answer was lost, the retransmit timer asks again.
  */
 static void sroce_comp_hold_full(struct sroce_qp *qp)
 {
@@ -605,7 +604,17 @@ void sroce_comp_reorder_expired(struct sroce_qp *qp)
 	if (skb_queue_empty(&qp->comp.held))
 		return;
 	sroce_reorder_drop(qp, &qp->comp.held);
-	if (!sroce_comp_active(qp))
+	/*
+	 * Asked once for this gap already: what was held is what the peer
+	 * sent before our request reached it, and under load the answer
+	 * can take longer than the wait to come through them.  Asking
+	 * again on every wait restarted the peer's READ stream each time
+	 * (a PSN asked for 6 times in 25 ms), a storm that overflowed the
+	 * per-CPU backlogs until another QP ran out of retries.  The
+	 * retransmit timer asks again if the answer is lost; a QP without
+	 * one (timeout 0: wait for ever) has only this way out.
+	 */
+	if (!sroce_comp_active(qp) || (qp->comp.reasked && qp->attr.timeout))
 		return;
 	qp->comp.reasked = true;
 	sroce_req_rewind(qp, qp->comp.psn, SROCE_REWIND_HELD);

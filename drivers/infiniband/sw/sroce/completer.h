@@ -27,8 +27,9 @@ struct sroce_send_wqe;
  *	peer makes progress, further sequence NAKs are not retried
  * @reasked: the completer asked again for the gap at @psn (its held
  *	responses overflowed, or their wait ran out); until @psn moves,
- *	responses that overflow the held ones are dropped rather than
- *	asked for again
+ *	responses that overflow the held ones, or whose wait runs out,
+ *	are dropped rather than asked for again (the retransmit timer
+ *	asks again if the answer is lost; without one, the wait does)
  * @cur: where in that READ's scatter list @read_off is
  * @held: responses and ACKs past a gap, in PSN order, waiting for it
  */
