@@ -153,10 +153,12 @@ static bool sroce_qp_tx_claim(struct sroce_qp *qp, bool home_work)
 	return true;
 }
 
+/* Counted when queued: each is a wake-up of the home's worker. */
 static void sroce_qp_kick_home(struct sroce_qp *qp, int cpu)
 {
-	if (!test_bit(SROCE_QPF_DEAD, &qp->flags))
-		queue_work_on(cpu, sroce_tx_wq, &qp->tx_work);
+	if (!test_bit(SROCE_QPF_DEAD, &qp->flags) &&
+	    queue_work_on(cpu, sroce_tx_wq, &qp->tx_work))
+		sroce_count(sroce_qp_dev(qp), SROCE_CNT_TX_HOME_KICKS);
 }
 
 /*
