@@ -73,8 +73,10 @@ step "checkpatch --strict" make -C "$REPO" --no-print-directory checkpatch
 # SROCE_TEST_ALL=1 (or make test T=...).  Everything that goes through
 # the RDMA core's and the ULPs' code (verbs, uverbs and mmap, netdev
 # events, VLANs, disassociation, rdma_cm, NVMe-oF, NFS, iSER, SRP) and
-# the integrity run go on both.
-ONE_KERNEL_TESTS=("17-fuzz 22-stacked 31-perftest 48-send-window" "18-forged 21-lo 30-pingpong 47-read-loss")
+# the integrity run go on both.  READs under loss go on 6.1: its per-CPU
+# backlogs hold the old READ responses long enough for the re-ask storm
+# 47-read-loss checks for (6.12 passed with the storm's code too).
+ONE_KERNEL_TESTS=("17-fuzz 22-stacked 31-perftest 47-read-loss 48-send-window" "18-forged 21-lo 30-pingpong")
 
 # The cloud kernels' smoke: the module, a device librxe binds to, rdma_cm
 # traffic, a kernel ULP (NVMe-oF) and the verbs program that checks every
