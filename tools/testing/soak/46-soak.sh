@@ -28,11 +28,11 @@
 # the capture next to the TAP (46-soak.pcap; =keep: keep it whatever
 # happened, for roce_tail.py --stalls).  SROCE_SOAK_STOP=1: stop at the
 # first failed round (to capture one without waiting for the rest).
-# SROCE_SOAK_WINDOW=W: capture too, and fail if a connection had more than W SEND/WRITE PSNs in flight
-# (roce_tail.py --window; the RC window is 512).  SROCE_SOAK_REASK=MS:
-# capture too, and fail if a READ was asked for a third time within MS
-# ms (roce_tail.py --reasks: a storm of READs asked again).  The per-CPU backlog
-# drops (/proc/net/softnet_stat) are printed at the end: on 6.1 a storm
+# SROCE_SOAK_WINDOW=W: capture too, and fail if a connection had more
+# than W SEND/WRITE PSNs in flight (roce_tail.py --window; the RC window
+# is 512).  SROCE_SOAK_REASK=MS: capture too, and fail if a READ was
+# asked for a third time within MS ms (roce_tail.py --reasks: a storm
+# of READs asked again).  The per-CPU backlog drops (/proc/net/softnet_stat) are printed at the end: on 6.1 a storm
 # of packets can overflow them before sroce ever sees a packet.
 #
 # The binary is built on the host: make -C tools/testing/integrity
@@ -47,9 +47,10 @@ OPS=${SROCE_SOAK_OPS:-write,read,send}
 # SROCE_SOAK_QP_TIMEOUT: the QPs' local ACK timeout exponent (default 14).
 QP_TIMEOUT=${SROCE_SOAK_QP_TIMEOUT:-14}
 # SROCE_SOAK_NETEM: other netem options, or "none" for a clean wire.
-# SROCE_SOAK_ARP_OFF=1: no ARP gets through, and once traffic flows the
-# neighbour entries are probed, and fail, within ~1 s of no confirmation
-# (arp_off, arp_stale below): only the QPs' own confirmations keep them.
+# SROCE_SOAK_ARP_OFF=1: no ARP request is answered, and once traffic
+# flows the neighbour entries are probed, and fail, within ~1 s of no
+# confirmation (arp_off, arp_stale below): only the QPs' own
+# confirmations keep them.
 NETEM=${SROCE_SOAK_NETEM:-delay 1ms reorder 5% 50% loss 5% duplicate 1% corrupt 0.1%}
 # The counters of the summary (make soak's table), then the other ones
 # worth seeing; a counter the driver does not have is left out.
@@ -157,6 +158,17 @@ arp_off() {
 # traffic_flows: sroce0 has sent some packets.
 traffic_flows() {
 	[ "$(counter sroce0 tx_packets)" -gt 500 ]
+}
+
+# capture_check DESC OPTION ARG: the check DESC passes if roce_tail.py
+# OPTION ARG finds nothing wrong in the capture; its output is shown.
+capture_check() {
+	local desc=$1 out rc=0
+
+	shift
+	out=$($PYTHON "$SROCE_REPO/tools/testing/soak/roce_tail.py" "$@" soak.pcap 2>&1) ||
+		rc=$?
+	check "$desc: ${out//$'\n'/; }" test "$rc" = 0
 }
 
 # arp_stale: both entries STALE now, while traffic flows.
@@ -340,20 +352,12 @@ if [ -n "$TCPDUMP" ]; then
 	kill "$TCPDUMP"
 	wait "$TCPDUMP"
 	diag "tcpdump: $(tail -n 3 tcpdump.log)"
-	if [ -n "${SROCE_SOAK_WINDOW:-}" ]; then
-		rc=0
-		inflight=$($PYTHON "$SROCE_REPO/tools/testing/soak/roce_tail.py" \
-			--window "$SROCE_SOAK_WINDOW" soak.pcap 2>&1) || rc=$?
-		check "at most $SROCE_SOAK_WINDOW SEND/WRITE PSNs in flight: ${inflight//$'\n'/; }" \
-			test "$rc" = 0
-	fi
-	if [ -n "${SROCE_SOAK_REASK:-}" ]; then
-		rc=0
-		reasks=$($PYTHON "$SROCE_REPO/tools/testing/soak/roce_tail.py" \
-			--reasks "$SROCE_SOAK_REASK" soak.pcap 2>&1) || rc=$?
-		check "no READ asked for a third time within $SROCE_SOAK_REASK ms: $reasks" \
-			test "$rc" = 0
-	fi
+	[ -z "${SROCE_SOAK_WINDOW:-}" ] ||
+		capture_check "at most $SROCE_SOAK_WINDOW SEND/WRITE PSNs in flight" \
+			--window "$SROCE_SOAK_WINDOW"
+	[ -z "${SROCE_SOAK_REASK:-}" ] ||
+		capture_check "no READ asked for a third time within $SROCE_SOAK_REASK ms" \
+			--reasks "$SROCE_SOAK_REASK"
 	if [ "$(failures)" -gt 0 ] || [ "$SROCE_SOAK_PCAP" = keep ]; then
 		[ -z "${SROCE_TEST_OUT:-}" ] || cp soak.pcap "$SROCE_TEST_OUT/46-soak.pcap"
 	fi

@@ -594,8 +594,9 @@ void sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
  * sroce_comp_reorder_expired - the gap held responses wait on is a loss
  * @qp: an RC QP
  *
- * Asks again from the oldest PSN not answered (go-back-N); what is held
- * goes, the answers to the requests sent again will come.
+ * Asks again from the oldest PSN not answered (go-back-N), once for a
+ * gap; what is held goes, the answers to the requests sent again will
+ * come.
  *
  * Context: the QP's engine.
  */
