@@ -338,6 +338,13 @@ tcp_listening() {
 	ip netns exec "$1" ss -ltn | grep -q ":$2 "
 }
 
+# rdmacm_listening NS PORT: true if an rdma_cm ID in namespace NS listens
+# on PORT (a server started with perftest's -R opens no TCP port).
+rdmacm_listening() {
+	run_ns "$1" rdma resource show cm_id |
+		grep -q "state LISTEN .*src-addr [^ ]*:$2\b"
+}
+
 # run_ns NS CMD [ARG...]: run CMD in network namespace NS.
 run_ns() {
 	local ns=$1

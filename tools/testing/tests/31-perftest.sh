@@ -25,9 +25,9 @@ perf() {
 		>server.log 2>&1 &
 	server=$!
 	# With -R the server listens through rdma_cm, not on a TCP port.
-	if [[ " $* " == *" -R "* ]]; then
-		sleep 3
-	elif ! poll_until 20 tcp_listening ns0 "$port"; then
+	local listening=tcp_listening
+	[[ " $* " == *" -R "* ]] && listening=rdmacm_listening
+	if ! poll_until 20 "$listening" ns0 "$port"; then
 		not_ok "$name" "server did not listen" "$(cat server.log)"
 		kill "$server" 2>/dev/null
 		server=
