@@ -345,6 +345,13 @@ rdmacm_listening() {
 		grep -q "state LISTEN .*src-addr [^ ]*:$2\b"
 }
 
+# rdmacm_prog_listening NS PROG: true if program PROG has an rdma_cm ID
+# listening in namespace NS (rping, ucmatose, udaddy: ports of their own).
+rdmacm_prog_listening() {
+	run_ns "$1" rdma resource show cm_id |
+		grep -q "state LISTEN .*comm ${2##*/} "
+}
+
 # run_ns NS CMD [ARG...]: run CMD in network namespace NS.
 run_ns() {
 	local ns=$1
@@ -454,7 +461,8 @@ cm_pair() {
 	shift
 	run_ns ns0 timeout 120 "${server_cmd[@]}" >server.log 2>&1 &
 	server=$!
-	sleep 2
+	# A client that comes before the listener is rejected (reason 8).
+	poll_until 20 rdmacm_prog_listening ns0 "${server_cmd[0]}" || true
 	check "$name (client)" run_ns ns1 timeout 120 "$@"
 	wait "$server" || rc=$?
 	if [ $rc -eq 0 ]; then ok "$name (server)"; else
