@@ -32,11 +32,13 @@ off more slowly is a stall to look into.  (A copy netem made counts as
 a resend.)
 
 With --reasks MS it counts the READ requests that ask for a PSN asked
-for twice already within the last MS milliseconds, and exits 1 if there
-is one.  A READ request is sent once, asked again once when its
-responses are lost (a gap the held responses do not fill), and again
-only after a retransmit timeout: asking again each time the wait for the
-held ones ran out (4 ms) while the answer to the last request was still
+for twice already within the last MS milliseconds with no answer seen
+in between (a READ response for that PSN or one of the next two), and
+exits 1 if there is one.  A READ request is sent once, asked again once
+when its responses are lost (a gap the held responses do not fill), and
+again after a retransmit timeout, or as soon as the answer shows its
+first packet lost too: asking again each time the wait for the held
+ones ran out (4 ms) while the answer to the last request was still
 behind the old responses in flight made the responder stream the whole
 READ again for each, a storm that filled the per-CPU backlogs.  (Take
 the capture without netem's duplicates: a copy counts as an ask.)
@@ -217,9 +219,16 @@ def stalls(path):
 
 
 def reasks(path, ms):
-    """READ requests for a PSN asked for twice already within ms."""
+    """READ requests for a PSN asked for twice already within ms, with no
+    answer to those asks seen in between."""
     asks, total, storms, worst = {}, 0, 0, None
     for t, src, dst, qpn, op, psn, _ in packets(path):
+        if 0x0d <= op <= 0x10:
+            # An answer starts: forget the asks it answers.
+            for key, (p, _times) in list(asks.items()):
+                if key[:2] == (dst, src) and 0 <= (psn - p) % PSN_MOD <= 2:
+                    del asks[key]
+            continue
         if op != 0x0c:
             continue
         total += 1
@@ -232,9 +241,10 @@ def reasks(path, ms):
             if worst is None or len(times) + 1 > worst[0]:
                 worst = (len(times) + 1, psn)
         asks[key] = (psn, times + [t])
-    print("%d READ requests, %d asking a third time or more within %d ms%s" % (
-        total, storms, ms, "" if worst is None else
-        " (PSN %d asked %d times)" % (worst[1], worst[0])))
+    print("%d READ requests, %d asking a third time or more within %d ms"
+          " before an answer%s" % (
+              total, storms, ms, "" if worst is None else
+              " (PSN %d asked %d times)" % (worst[1], worst[0])))
     return 1 if storms else 0
 
 

@@ -540,6 +540,48 @@ static void sroce_comp_hold_full(struct sroce_qp *qp)
 	sroce_comp_reorder_expired(qp);
 }
 
+/*
+ * How far past the gap at comp.psn a READ response may be and still be
+ * taken for the start of the peer's answer to our asking again: its
+ * first packet is the one missing, so its second or third.
+ */
+#define SROCE_COMP_RESTART_SPAN	2
+
+/*
+ * Asked again for the gap at comp.psn, and a READ response just past it
+ * comes after one further on: the peer restarted its stream for us, and
+ * the restart's first packet was lost too (the only one we need).
+ * Without this the QP would idle until the retransmit timer.  Asking at
+ * once restarts the peer once more; the restarted stream climbs again,
+ * so it can start no other ask.  The old stream, and reordering, are
+ * further on: sroce_comp_hold_full()'s storm needs no new rule.
+ */
+static bool sroce_comp_restart_lost(struct sroce_qp *qp, u32 psn)
+{
+	u32 last = qp->comp.last_past_gap;
+
+	qp->comp.last_past_gap = psn;
+	return qp->comp.reasked && sroce_psn_cmp(psn, last) < 0 &&
+	       sroce_psn_cmp(psn, sroce_psn_add(qp->comp.psn,
+						SROCE_COMP_RESTART_SPAN)) <= 0;
+}
+
+/* @pkt is past the gap at comp.psn: hold it, or ask again. */
+static void sroce_comp_rcv_past_gap(struct sroce_qp *qp,
+				    const struct sroce_pkt *pkt,
+				    struct sk_buff *skb)
+{
+	if ((pkt->flags & SROCE_F_READ_RESP) &&
+	    sroce_comp_restart_lost(qp, pkt->psn)) {
+		sroce_count(sroce_qp_dev(qp), SROCE_CNT_READ_RESTART_LOST);
+		sroce_reorder_drop(qp, &qp->comp.held);
+		sroce_req_rewind(qp, qp->comp.psn, SROCE_REWIND_RESTART);
+		return;
+	}
+	if (!sroce_reorder_hold(qp, &qp->comp.held, pkt->psn, skb))
+		sroce_comp_hold_full(qp);
+}
+
 /**
  * sroce_comp_stale - would a response with @psn change nothing?
  * @qp: an RC QP
@@ -549,8 +591,9 @@ static void sroce_comp_hold_full(struct sroce_qp *qp)
  * Responses (ACKs, NAKs, READ responses) for PSNs already acknowledged,
  * or for PSNs never sent, are dropped by sroce_comp_rcv() anyway, and so
  * are READ responses past a gap asked for again once there is no room to
- * hold them (sroce_comp_hold_full()); a responder answering a go-back-N
- * sends many, so drop them before paying for their ICRC.
+ * hold them (sroce_comp_hold_full()), but for the first few past it (the
+ * start of an answer, sroce_comp_restart_lost()); a responder answering
+ * a go-back-N sends many, so drop them before paying for their ICRC.
  */
 bool sroce_comp_stale(const struct sroce_qp *qp, u32 psn, u32 flags)
 {
@@ -559,7 +602,8 @@ bool sroce_comp_stale(const struct sroce_qp *qp, u32 psn, u32 flags)
 	    sroce_psn_cmp(psn, READ_ONCE(qp->req.psn_high)) >= 0)
 		return true;
 	return (flags & SROCE_F_READ_RESP) && qp->comp.reasked &&
-	       sroce_psn_cmp(psn, qp->comp.psn) > 0 &&
+	       sroce_psn_cmp(psn, sroce_psn_add(qp->comp.psn,
+						SROCE_COMP_RESTART_SPAN)) > 0 &&
 	       sroce_reorder_full(&qp->comp.held);
 }
 
@@ -580,8 +624,7 @@ void sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	sroce_count(sroce_qp_dev(qp), SROCE_CNT_COMP_PACKETS);
 	if (!nak && sroce_psn_cmp(pkt->psn, qp->req.psn) < 0 &&
 	    sroce_comp_past_gap(qp, pkt)) {
-		if (!sroce_reorder_hold(qp, &qp->comp.held, pkt->psn, skb))
-			sroce_comp_hold_full(qp);
+		sroce_comp_rcv_past_gap(qp, pkt, skb);
 	} else {
 		sroce_comp_rcv_one(qp, pkt, skb);
 		if (!skb_queue_empty(&qp->comp.held))

@@ -29,7 +29,10 @@ struct sroce_send_wqe;
  *	responses overflowed, or their wait ran out); until @psn moves,
  *	responses that overflow the held ones, or whose wait runs out,
  *	are dropped rather than asked for again (the retransmit timer
- *	asks again if the answer is lost; without one, the wait does)
+ *	asks again if the answer is lost; without one, the wait does),
+ *	or the peer's answer shows its first packet was lost
+ * @last_past_gap: the PSN of the last READ response past the gap at
+ *	@psn: one lower that follows it starts a stream again
  * @cur: where in that READ's scatter list @read_off is
  * @held: responses and ACKs past a gap, in PSN order, waiting for it
  */
@@ -42,6 +45,7 @@ struct sroce_comp {
 	bool rnr_wait;
 	bool seq_retry;
 	bool reasked;
+	u32 last_past_gap;
 	struct sk_buff_head held;
 };
 

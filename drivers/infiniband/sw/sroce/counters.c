@@ -87,6 +87,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_ODP_CHILDREN].name = "odp_implicit_children",
 	[SROCE_CNT_ODP_CHILD_REFUSED].name = "odp_implicit_refused",
 	[SROCE_CNT_TX_HOME_KICKS].name = "tx_home_kicks",
+	[SROCE_CNT_READ_RESTART_LOST].name = "read_restart_lost",
 	/* the sums: rdma_rxe's names, and one of sroce's */
 	[SROCE_STAT_RETRY_EXCEEDED].name = "retry_exceeded",
 	[SROCE_STAT_SENT_PKTS].name = "sent_pkts",

@@ -54,6 +54,7 @@ enum sroce_counter {
 	SROCE_CNT_ODP_CHILDREN,		/* implicit ODP children made */
 	SROCE_CNT_ODP_CHILD_REFUSED,	/* implicit ODP children over the cap */
 	SROCE_CNT_TX_HOME_KICKS,	/* sending handed to the home CPU's work */
+	SROCE_CNT_READ_RESTART_LOST,	/* asked again: the answer's start lost */
 	SROCE_NUM_COUNTERS
 };
 

@@ -106,6 +106,7 @@ enum sroce_rewind {
 	SROCE_REWIND_GAP,	/* a response past a gap: lost in between */
 	SROCE_REWIND_READ_LOST,	/* an ACK past a READ or atomic unanswered */
 	SROCE_REWIND_HELD,	/* responses held past a gap: it was a loss */
+	SROCE_REWIND_RESTART,	/* the answer to asking again lost its first */
 };
 
 /*
