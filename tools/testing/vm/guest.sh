@@ -12,6 +12,8 @@
 #   dmesg.txt           the kernel log, at the end
 #   kmemleak.txt        kmemleak's report after two scans at the end, if the
 #                       kernel has kmemleak (empty: no leak)
+#   kcsan.txt           KCSAN's counters at the end, if the kernel has KCSAN
+#                       (watchpoints set up: it was watching; data_races)
 #   .vm/finished        the last thing written before powering off
 #
 # Settings from boot.sh: SROCE_REPO, SROCE_MODULE_DIR, SROCE_MODINDEX,
@@ -132,6 +134,7 @@ main() {
 		run_test "$name"
 	done
 	kmemleak_report
+	[ ! -e /sys/kernel/debug/kcsan ] || cat /sys/kernel/debug/kcsan >"$OUT/kcsan.txt"
 	dmesg >"$OUT/dmesg.txt"
 	touch "$OUT/.vm/finished"
 }
