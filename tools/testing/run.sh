@@ -360,6 +360,25 @@ check_kmemleak() {
 	echo "    report: $f"
 }
 
+# check_kcsan K: on a KCSAN kernel (the guest saved its debugfs counters),
+# a check that KCSAN was on and set up watchpoints: a kernel built with
+# it but never switched on reports nothing and looks clean.
+check_kcsan() {
+	local k=$1 f=$OUT/$1/kcsan.txt on set
+
+	[ -e "$f" ] || return 0
+	on=$(sed -n 's/^enabled: //p' "$f")
+	set=$(sed -n 's/^setup_watchpoints: //p' "$f")
+	if [ "$on" = 1 ] && [ "${set:-0}" -gt 0 ]; then
+		PASSED=$((PASSED + 1))
+		echo "[$k] $(dots "KCSAN watched") ok ($set watchpoints set up," \
+			"$(sed -n 's/^data_races: //p' "$f") data races)"
+		return
+	fi
+	FAILED=$((FAILED + 1))
+	echo "[$k] $(dots "KCSAN watched") FAIL (enabled: ${on:-?}, setup_watchpoints: ${set:-?}; $f)"
+}
+
 # ----------------------------------------------------------------- VM ----
 
 # Write OUTDIR/.vm/boot.sh: the guest's settings, then vm/guest.sh.
@@ -461,6 +480,7 @@ run_kernel() {
 	done
 	check_kernel_log "$k"
 	check_kmemleak "$k"
+	check_kcsan "$k"
 	if [ ! -e "$dir/.vm/finished" ]; then
 		FAILED=$((FAILED + 1))
 		if [ $qrc = 124 ]; then
