@@ -306,6 +306,16 @@ check_kernel_log() {
 		/sroce-harness: end /   { t = ""; faults = alloc = 0; next }
 		/sroce-faults: on/      { faults = 1; next }
 		/sroce-faults: off/     { faults = alloc = 0; next }
+		# A KCSAN report counts if it names sroce (its functions,
+		# or the module in a stack line); the rest of the kernel
+		# races too (the boot'\''s APIC calibration), not ours to fix.
+		/BUG: KCSAN: /          { kcsan = 1; head = $0; ours = 0; next }
+		kcsan && /sroce/        { ours = 1 }
+		kcsan && /==========/   {
+			if (ours) print "    " (t == "" ? "[boot]" : "[" t "]") " " head
+			kcsan = 0; next
+		}
+		kcsan                   { next }
 		faults && /kmemleak: Cannot allocate a scan area/ { next }
 		/kmemleak: [0-9]+ new suspected memory leak/ { next }
 		faults && /page allocation failure:|vmalloc error:/ { alloc = 1 }
