@@ -391,7 +391,8 @@ static bool sroce_qp_pass(struct sroce_qp *qp, bool home_work)
 		set_bit(SROCE_QPF_FLUSH, &qp->flags);
 		busy = true;
 	}
-	return busy || !skb_queue_empty(&qp->rx_queue) ||
+	/* rx_queue fills from softirq, and from a peer QP's loopback tx. */
+	return busy || !skb_queue_empty_lockless(&qp->rx_queue) ||
 	       test_bit(SROCE_QPF_TX_FULL, &qp->flags) ||
 	       test_bit(SROCE_QPF_RETIRE, &qp->flags);
 }
