@@ -9,11 +9,13 @@
 # kmemleak report ("kmemleak clean").  The kernel build and the module
 # build each count as one check; the last line is "N passed, N failed".
 #
-#   tools/debug-kernel/test-debug.sh [--kcsan] [--short | --tests "NAME..."]
+#   tools/debug-kernel/test-debug.sh [--kcsan] [--short | --tests "NAME..." | --print-short]
 #
 #   --kcsan   on the KCSAN flavour of the debug kernel (make test-kcsan):
 #             data races reported instead of KASAN's memory errors
 #   --short   the part "make test" runs: $SHORT_TESTS below, a few minutes
+#   --print-short  print those tests' names and exit (make test leaves them
+#             out of the stock 6.12's list)
 #   --tests   these tests (make test-debug T=...); default: all of them
 
 set -uo pipefail
@@ -43,8 +45,9 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--tests) TESTS=$2; shift 2 ;;
 	--short) TESTS=$SHORT_TESTS; shift ;;
+	--print-short) echo "$SHORT_TESTS"; exit 0 ;;
 	--kcsan) export SROCE_DEBUG_FLAVOUR=kcsan; shift ;;
-	*) echo "usage: $0 [--kcsan] [--short | --tests \"NAME...\"]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--kcsan] [--short | --tests \"NAME...\" | --print-short]" >&2; exit 2 ;;
 	esac
 done
 

@@ -93,7 +93,7 @@ CLOUD_SMOKE="10-load 11-link 32-rdmacm 33-nvmeof"
 # interop pair, before the parts a slow machine's budget drops first.
 DEBUG_SHORT=
 [ "${SROCE_TEST_DEBUG:-1}" = 0 ] ||
-	DEBUG_SHORT=$(sed -n 's/^SHORT_TESTS="\(.*\)"$/\1/p' "$REPO/tools/debug-kernel/test-debug.sh")
+	DEBUG_SHORT=$(bash "$REPO/tools/debug-kernel/test-debug.sh" --print-short)
 
 # vm_tests_of I: the tests the I-th kernel (0: 6.1, 1: 6.12) runs.
 vm_tests_of() {

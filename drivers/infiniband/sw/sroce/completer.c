@@ -556,12 +556,10 @@ static void sroce_comp_hold_full(struct sroce_qp *qp)
  * so it can start no other ask.  The old stream, and reordering, are
  * further on: sroce_comp_hold_full()'s storm needs no new rule.
  */
-static bool sroce_comp_restart_lost(struct sroce_qp *qp, u32 psn)
+static bool sroce_comp_restart_lost(const struct sroce_qp *qp, u32 psn)
 {
-	u32 last = qp->comp.last_past_gap;
-
-	qp->comp.last_past_gap = psn;
-	return qp->comp.reasked && sroce_psn_cmp(psn, last) < 0 &&
+	return qp->comp.reasked &&
+	       sroce_psn_cmp(psn, qp->comp.last_past_gap) < 0 &&
 	       sroce_psn_cmp(psn, sroce_psn_add(qp->comp.psn,
 						SROCE_COMP_RESTART_SPAN)) <= 0;
 }
@@ -571,8 +569,13 @@ static void sroce_comp_rcv_past_gap(struct sroce_qp *qp,
 				    const struct sroce_pkt *pkt,
 				    struct sk_buff *skb)
 {
-	if ((pkt->flags & SROCE_F_READ_RESP) &&
-	    sroce_comp_restart_lost(qp, pkt->psn)) {
+	bool restart = false;
+
+	if (pkt->flags & SROCE_F_READ_RESP) {
+		restart = sroce_comp_restart_lost(qp, pkt->psn);
+		qp->comp.last_past_gap = pkt->psn;
+	}
+	if (restart) {
 		sroce_count(sroce_qp_dev(qp), SROCE_CNT_READ_RESTART_LOST);
 		sroce_reorder_drop(qp, &qp->comp.held);
 		sroce_req_rewind(qp, qp->comp.psn, SROCE_REWIND_RESTART);
