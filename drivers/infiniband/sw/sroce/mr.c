@@ -329,3 +329,26 @@ struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, struct sroce_pd *pd,
 	return mr;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_mr_lookup);
+
+/**
+ * sroce_mr_wc_status - the completion status for an MR error
+ * @err: a negative errno from an MR lookup, copy or atomic (mr.h)
+ * @remote: true for a peer's request (RDMA READ/WRITE, atomic): the
+ *	status the requester reports once the responder has NAKed; false
+ *	for a local SGE or buffer: the status of the work request that
+ *	owns it
+ *
+ * Not for sroce_mr_fast_reg() and sroce_mr_invalidate(): see there.
+ */
+enum ib_wc_status sroce_mr_wc_status(int err, bool remote)
+{
+	switch (err) {
+	case -ENOSPC:
+		return remote ? IB_WC_REM_INV_REQ_ERR : IB_WC_LOC_LEN_ERR;
+	case -EINVAL:
+		return remote ? IB_WC_REM_INV_REQ_ERR : IB_WC_LOC_QP_OP_ERR;
+	default:
+		return remote ? IB_WC_REM_ACCESS_ERR : IB_WC_LOC_PROT_ERR;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_wc_status);

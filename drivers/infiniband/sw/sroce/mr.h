@@ -306,26 +306,6 @@ int sroce_mr_fast_reg(struct sroce_mr *mr, struct sroce_pd *pd, u32 key,
 int sroce_mr_invalidate(struct sroce_dev *sdev, struct sroce_pd *pd, u32 key,
 			bool remote);
 
-/**
- * sroce_mr_wc_status - the completion status for an MR error
- * @err: a negative errno from the functions above
- * @remote: true for a peer's request (RDMA READ/WRITE, atomic): the
- *	status the requester reports once the responder has NAKed; false
- *	for a local SGE or buffer: the status of the work request that
- *	owns it
- *
- * Not for sroce_mr_fast_reg() and sroce_mr_invalidate(): see there.
- */
-static inline enum ib_wc_status sroce_mr_wc_status(int err, bool remote)
-{
-	switch (err) {
-	case -ENOSPC:
-		return remote ? IB_WC_REM_INV_REQ_ERR : IB_WC_LOC_LEN_ERR;
-	case -EINVAL:
-		return remote ? IB_WC_REM_INV_REQ_ERR : IB_WC_LOC_QP_OP_ERR;
-	default:
-		return remote ? IB_WC_REM_ACCESS_ERR : IB_WC_LOC_PROT_ERR;
-	}
-}
+enum ib_wc_status sroce_mr_wc_status(int err, bool remote);
 
 #endif /* SROCE_MR_H */
