@@ -15,7 +15,10 @@
  * runs a pass or two in the system call (sroce_qp_run()), and a small
  * packet is taken in by whoever delivers it -- softirq, or on loopback
  * the sender's engine -- if the engine is free (sroce_qp_rx_deliver()).
- * Both only try the lock; when it is taken they queue the work instead.
+ * The inline receive only tries the lock, and when it is taken leaves
+ * the packet queued for the holder; the doorbell waits for it (a pass is
+ * bounded by its budget, and handing the pass to a holder off the QP's
+ * home CPU measured slower: Documentation/performance.rst).
  * Timers only set a flag bit and queue the work.  While an RC QP has
  * packets in flight its sending stays on one CPU, its home, where
  * qp->tx_work runs the engine (engine.c, "A QP's home CPU"), so that a
